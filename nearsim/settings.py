@@ -1,0 +1,522 @@
+"""One object holding every setting, validated, with defaults, and its Share link.
+
+:class:`Settings` is a frozen dataclass. Its fields are the URL query keys of the Share
+link and (with ``-`` for ``_``) the command line's option names. :data:`FIELD_SPECS`
+describes each field once (label, help, accepted values) so the app's widgets, the
+command line's options and the error messages all come from the same place.
+
+When ``auto_tune`` is on, ``bands`` and ``rows`` always hold the tuner's choice for
+``(threshold, num_perm, fp_weight)`` — ``nearsim.lsh.tune(threshold, num_perm,
+fp_weight, 1 - fp_weight)[0]`` — whatever was passed, and they are not written to the
+link.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+__all__ = ["FIELD_SPECS", "FieldSpec", "Settings", "tuned_bands_rows"]
+
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off"})
+_SAFE = re.compile(r"[A-Za-z0-9 ._+\-]", re.ASCII)
+_MAX_QUERY_VALUE = 100
+
+
+def _quote(value: str, limit: int = 40) -> str:
+    """A query value made safe to show: cut to ``limit`` characters and quoted, every
+    character other than ASCII letters, digits, space and ``. _ + -`` written as a
+    Python escape (so no markup, link or image syntax survives in HTML or Markdown).
+    """
+    shown = []
+    for c in value[:limit]:
+        if _SAFE.fullmatch(c):
+            shown.append(c)
+        elif ord(c) < 0x100:
+            shown.append(f"\\x{ord(c):02x}")
+        elif ord(c) < 0x10000:
+            shown.append(f"\\u{ord(c):04x}")
+        else:
+            shown.append(f"\\U{ord(c):08x}")
+    return '"' + "".join(shown) + '"' + ("…" if len(value) > limit else "")
+
+
+def _number_text(value: float) -> str:
+    """Shortest text that reads back as exactly ``value`` (``repr``; ``1`` for 1.0)."""
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """What one setting is and accepts.
+
+    Attributes
+    ----------
+    name : str
+        Field name, query key and (with ``-`` for ``_``) command-line option.
+    kind : str
+        ``"choice"``, ``"int"``, ``"float"`` or ``"bool"``.
+    default : str, int, float or bool
+        The default value.
+    label : str
+        Short label for a widget.
+    help : str
+        One or two plain sentences for a tooltip or ``--help``.
+    low, high : int, float or None
+        Inclusive bounds for numbers (None: unbounded).
+    choices : tuple of str
+        Accepted values of a ``"choice"`` field.
+    note : str
+        A constraint not captured by the bounds (e.g. bands × rows ≤ num_perm).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: str
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def option(self) -> str:
+        """The command-line option, e.g. ``--num-perm``."""
+        return "--" + self.name.replace("_", "-")
+
+    def accepted(self) -> str:
+        """What is accepted, in words (for messages and help)."""
+        if self.kind == "choice":
+            text = "one of " + ", ".join(self.choices)
+        elif self.kind == "bool":
+            text = "true or false"
+        else:
+            what = "an integer" if self.kind == "int" else "a number"
+            low = self.format(self.low) if self.low is not None else None
+            high = self.format(self.high) if self.high is not None else None
+            if low is not None and high is not None:
+                text = f"{what} from {low} to {high}"
+            elif low is not None:
+                text = f"{what} ≥ {low}"
+            else:  # pragma: no cover - every number has a lower bound
+                text = what
+        return f"{text}, {self.note}" if self.note else text
+
+    def format(self, value: Any) -> str:
+        """The value as written in a link: ``true``/``false``, shortest float text."""
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "float":
+            return _number_text(float(value))
+        return str(value)
+
+    def coerce(self, value: Any) -> Any:
+        """Check a Python value; return it normalised (``int``, ``float``, ``bool``, ``str``).
+
+        Raises
+        ------
+        ValueError
+            Naming the field, the value and what is accepted.
+        """
+        bad = ValueError(
+            f"{self.name}={_repr(value)} is not accepted; accepted: {self.accepted()}"
+        )
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise bad
+            return str(value)
+        if self.kind == "bool":
+            if not isinstance(value, bool | np.bool_):
+                raise bad
+            return bool(value)
+        if self.kind == "int":
+            if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+                raise bad
+            number: Any = int(value)
+        else:
+            if isinstance(value, bool | np.bool_) or not isinstance(
+                value, int | float | np.integer | np.floating
+            ):
+                raise bad
+            number = float(value) + 0.0  # -0.0 becomes 0.0
+            if not math.isfinite(number):
+                raise bad
+        if (self.low is not None and number < self.low) or (
+            self.high is not None and number > self.high
+        ):
+            raise bad
+        return number
+
+    def parse(self, text: str) -> Any:
+        """Read a query value; return the Python value or raise ``ValueError``."""
+        raw = text.strip()
+        if len(raw) > _MAX_QUERY_VALUE:
+            raise ValueError(f"{self.name}: value too long")
+        if self.kind == "choice":
+            value: Any = raw
+        elif self.kind == "bool":
+            lowered = raw.lower()
+            if lowered not in _TRUE | _FALSE:
+                raise ValueError(f"{self.name}: not true or false")
+            value = lowered in _TRUE
+        elif self.kind == "int":
+            if not _INT.fullmatch(raw):
+                raise ValueError(f"{self.name}: not an integer")
+            value = int(raw)
+        else:
+            if not _FLOAT.fullmatch(raw):
+                raise ValueError(f"{self.name}: not a number")
+            value = float(raw)
+        return self.coerce(value)
+
+
+def _repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+FIELD_SPECS: dict[str, FieldSpec] = {
+    spec.name: spec
+    for spec in (
+        FieldSpec(
+            "source", "choice", "example", "Documents",
+            "Where the documents come from: a generated example, pasted text, a column "
+            "of a CSV file, or text/Markdown/HTML files.",
+            choices=("example", "paste", "csv", "files"),
+        ),
+        FieldSpec(
+            "n_docs", "int", 2000, "Example size",
+            "How many documents the generated example has; about a third are edited "
+            "copies of earlier ones.",
+            low=300, high=20_000,
+        ),
+        FieldSpec(
+            "example_seed", "int", 0, "Example seed",
+            "Seed of the generated example: the same seed gives the same documents.",
+            low=0,
+        ),
+        FieldSpec(
+            "shingle_kind", "choice", "char", "Shingles",
+            "Character k-grams (robust to typos; good for short text) or word k-grams.",
+            choices=("char", "word"),
+        ),
+        FieldSpec(
+            "shingle_k", "int", 5, "Shingle length k",
+            "Characters or words per shingle: 5 characters is a good start for short "
+            "text, 9 or so for web pages.",
+            low=1, high=50,
+        ),
+        FieldSpec(
+            "lowercase", "bool", True, "Lower-case",
+            "Lower-case the text before cutting shingles.",
+        ),
+        FieldSpec(
+            "remove_punctuation", "bool", False, "Remove punctuation",
+            "Delete punctuation before cutting shingles.",
+        ),
+        FieldSpec(
+            "collapse_whitespace", "bool", True, "Collapse white space",
+            "Turn every run of white space into one space and trim the ends.",
+        ),
+        FieldSpec(
+            "min_shingles", "int", 0, "Minimum shingles",
+            "A document with fewer shingles gets no signature and is reported: with "
+            "that little text, similarity means little.",
+            low=0, high=10_000,
+        ),
+        FieldSpec(
+            "num_perm", "int", 128, "Hash functions (signature length k)",
+            "How many MinHash functions, i.e. values per signature. More functions: a "
+            "smaller estimation error, √(J(1−J)/k), and more work.",
+            low=8, high=1024,
+        ),
+        FieldSpec(
+            "hash_seed", "int", 1, "Hash seed",
+            "Seed that draws the MinHash functions' a and b.",
+            low=0,
+        ),
+        FieldSpec(
+            "threshold", "float", 0.8, "Similarity threshold t",
+            "Pairs with Jaccard similarity at or above t count as near duplicates.",
+            low=0.05, high=0.99,
+        ),
+        FieldSpec(
+            "auto_tune", "bool", True, "Pick bands and rows for me",
+            "Let the tuner choose the number of bands and rows per band that minimise "
+            "the weighted false-positive and false-negative areas.",
+        ),
+        FieldSpec(
+            "fp_weight", "float", 0.5, "False-positive weight",
+            "Weight of the false-positive area in the tuner; the false-negative weight "
+            "is 1 minus it. Lower it to miss fewer pairs at the cost of more candidates.",
+            low=0.0, high=1.0,
+        ),
+        FieldSpec(
+            "bands", "int", 9, "Bands b",
+            "Number of bands the signature is cut into; two documents become a candidate "
+            "pair if all the rows of any one band match.",
+            low=1, high=1024, note="at most num_perm, and bands × rows ≤ num_perm",
+        ),
+        FieldSpec(
+            "rows", "int", 13, "Rows per band r",
+            "Number of signature values in each band.",
+            low=1, high=1024, note="at most num_perm, and bands × rows ≤ num_perm",
+        ),
+        FieldSpec(
+            "simhash_distance", "int", 3, "SimHash distance",
+            "Largest Hamming distance (of 64 bits) at which two SimHash fingerprints count "
+            "as a match.",
+            low=0, high=32,
+        ),
+    )
+}  # fmt: skip
+
+_DEFAULT_TUNING = ((0.8, 128, 0.5), (9, 13))
+
+
+@functools.lru_cache(maxsize=512)
+def tuned_bands_rows(threshold: float, num_perm: int, fp_weight: float) -> tuple[int, int]:
+    """The tuner's (bands, rows) for a threshold, signature length and FP weight.
+
+    ``nearsim.lsh.tune(threshold, num_perm, fp_weight, 1 - fp_weight)[0]``, cached. The
+    defaults' answer, 9 × 13, is known and needs no tuner.
+
+    Parameters
+    ----------
+    threshold : float
+        Similarity threshold, 0.05 to 0.99.
+    num_perm : int
+        Signature length, 8 to 1024.
+    fp_weight : float
+        Weight of the false-positive area, 0 to 1.
+
+    Returns
+    -------
+    tuple of int
+        ``(bands, rows)``.
+    """
+    if (threshold, num_perm, fp_weight) == _DEFAULT_TUNING[0]:
+        return _DEFAULT_TUNING[1]
+    from nearsim.lsh import tune
+
+    best = tune(threshold, num_perm, fp_weight, 1.0 - fp_weight)[0]
+    return int(best.b), int(best.r)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting, validated, with the defaults of the API table.
+
+    Construct with keywords; a bad value raises ``ValueError`` naming the field, the
+    value and what is accepted. With ``auto_tune`` on, ``bands`` and ``rows`` are
+    replaced by the tuner's choice; with it off, ``bands × rows`` must not exceed
+    ``num_perm``. Use :meth:`replace` for a changed copy and :meth:`parse_query` to read
+    a Share link leniently.
+    """
+
+    source: str = "example"
+    n_docs: int = 2000
+    example_seed: int = 0
+    shingle_kind: str = "char"
+    shingle_k: int = 5
+    lowercase: bool = True
+    remove_punctuation: bool = False
+    collapse_whitespace: bool = True
+    min_shingles: int = 0
+    num_perm: int = 128
+    hash_seed: int = 1
+    threshold: float = 0.8
+    auto_tune: bool = True
+    fp_weight: float = 0.5
+    bands: int = 9
+    rows: int = 13
+    simhash_distance: int = 3
+
+    TUNED: ClassVar[tuple[str, str]] = ("bands", "rows")
+
+    def __post_init__(self) -> None:
+        for name, spec in FIELD_SPECS.items():
+            value = getattr(self, name)
+            if self.auto_tune and name in self.TUNED:
+                continue  # replaced by the tuner's choice below
+            object.__setattr__(self, name, spec.coerce(value))
+        if self.auto_tune:
+            bands, rows = tuned_bands_rows(self.threshold, self.num_perm, self.fp_weight)
+            object.__setattr__(self, "bands", bands)
+            object.__setattr__(self, "rows", rows)
+            return
+        for name in self.TUNED:
+            value = getattr(self, name)
+            if value > self.num_perm:
+                raise ValueError(
+                    f"{name}={value} is more than num_perm={self.num_perm}; accepted: "
+                    f"{FIELD_SPECS[name].accepted()}"
+                )
+        if self.bands * self.rows > self.num_perm:
+            raise ValueError(
+                f"bands × rows = {self.bands} × {self.rows} = {self.bands * self.rows} is "
+                f"more than num_perm={self.num_perm}; accepted: bands × rows ≤ num_perm"
+            )
+
+    # -- conversions -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field and its value, in field order."""
+        return {name: getattr(self, name) for name in FIELD_SPECS}
+
+    def replace(self, **changes: Any) -> Settings:
+        """A validated copy with some fields changed (the tuner runs again).
+
+        Raises
+        ------
+        ValueError
+            An unknown field name, or a value :class:`Settings` does not accept.
+        """
+        unknown = sorted(set(changes) - set(FIELD_SPECS))
+        if unknown:
+            raise ValueError(
+                f"unknown setting(s) {', '.join(map(repr, unknown))}; the settings are "
+                + ", ".join(FIELD_SPECS)
+            )
+        return Settings(**{**self.to_dict(), **changes})
+
+    def shingle_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``nearsim.shingles`` and ``MinHasher.text_signatures``."""
+        return {
+            "kind": self.shingle_kind,
+            "k": self.shingle_k,
+            "lowercase": self.lowercase,
+            "remove_punctuation": self.remove_punctuation,
+            "collapse_whitespace": self.collapse_whitespace,
+        }
+
+    def to_query(self) -> dict[str, str]:
+        """The Share link's query: only values that differ from the defaults.
+
+        Booleans are ``true``/``false``; numbers the shortest text that reads back as
+        the same value (``repr`` of the float, ``1`` for 1.0). With ``auto_tune`` on,
+        ``bands`` and ``rows`` are left out (the tuner recomputes them).
+
+        Returns
+        -------
+        dict of str to str
+            ``Settings.from_query(s.to_query()) == s`` for every valid ``s``.
+        """
+        query = {}
+        for name, spec in FIELD_SPECS.items():
+            if self.auto_tune and name in self.TUNED:
+                continue
+            value = getattr(self, name)
+            if value != spec.default:
+                query[name] = spec.format(value)
+        return query
+
+    @classmethod
+    def from_query(cls, params: Mapping[str, Any]) -> Settings:
+        """Settings from a URL query; see :meth:`parse_query` (its problems dropped)."""
+        return cls.parse_query(params)[0]
+
+    @classmethod
+    def parse_query(cls, params: Mapping[str, Any]) -> tuple[Settings, list[str]]:
+        """Read a URL query leniently: what is wrong is reported, not raised.
+
+        Parameters
+        ----------
+        params : Mapping
+            Query key → value; a value is a ``str`` or a list of ``str`` (the last one
+            counts; an empty list is as if the key were absent). Numbers and booleans
+            are accepted too. Unknown keys are ignored.
+
+        Returns
+        -------
+        settings : Settings
+            Every bad value replaced by its default. With ``auto_tune`` off and
+            ``bands × rows > num_perm``, bands is kept (at most num_perm) and rows
+            becomes ``num_perm // bands``. With ``auto_tune`` on, bands and rows in the
+            query are ignored.
+        problems : list of str
+            One plain sentence per problem, naming the key, the value (quoted, cut and
+            with markup characters escaped) and what is accepted.
+
+        Raises
+        ------
+        ValueError
+            If ``params`` is not a mapping.
+        """
+        if not isinstance(params, Mapping):
+            if not callable(getattr(params, "items", None)):
+                raise ValueError(
+                    "params must be a mapping of query keys to values, got "
+                    f"{type(params).__name__}"
+                )
+            params = dict(params.items())
+        values: dict[str, Any] = {}
+        given: dict[str, str] = {}
+        problems: list[str] = []
+        for name, spec in FIELD_SPECS.items():
+            raw = params.get(name)
+            if isinstance(raw, list | tuple):
+                raw = raw[-1] if raw else None
+            if raw is None:
+                continue
+            if isinstance(raw, bool | np.bool_):
+                raw = "true" if raw else "false"
+            elif isinstance(raw, int | float | np.integer | np.floating):
+                raw = repr(raw.item() if isinstance(raw, np.generic) else raw)
+            default = spec.format(spec.default)
+            if not isinstance(raw, str):
+                problems.append(
+                    f"{name}: a value of type {type(raw).__name__} is not accepted "
+                    f"({spec.accepted()}); using the default {default}"
+                )
+                continue
+            try:
+                values[name] = spec.parse(raw)
+            except ValueError:
+                problems.append(
+                    f"{name}={_quote(raw)} is not accepted ({spec.accepted()}); "
+                    f"using the default {default}"
+                )
+                continue
+            given[name] = raw
+
+        if values.get("auto_tune", FIELD_SPECS["auto_tune"].default):
+            threshold = values.get("threshold", FIELD_SPECS["threshold"].default)
+            num_perm = values.get("num_perm", FIELD_SPECS["num_perm"].default)
+            fp_weight = values.get("fp_weight", FIELD_SPECS["fp_weight"].default)
+            tuned = dict(zip(cls.TUNED, tuned_bands_rows(threshold, num_perm, fp_weight),
+                             strict=True))  # fmt: skip
+            for name in cls.TUNED:
+                if name in values and values.pop(name) != tuned[name]:
+                    problems.append(
+                        f"{name}={_quote(given[name])} is ignored because auto_tune is on "
+                        f"(the tuner picks bands = {tuned['bands']} and rows = {tuned['rows']}); "
+                        "add auto_tune=false to choose them"
+                    )
+        else:
+            num_perm = values.get("num_perm", FIELD_SPECS["num_perm"].default)
+            bands = values.get("bands", FIELD_SPECS["bands"].default)
+            rows = values.get("rows", FIELD_SPECS["rows"].default)
+            if bands * rows > num_perm:
+                new_bands = min(bands, num_perm)
+                new_rows = num_perm // new_bands
+                problems.append(
+                    f"bands × rows = {bands} × {rows} = {bands * rows} is more than "
+                    f"num_perm = {num_perm} (accepted: bands × rows ≤ num_perm); using "
+                    f"bands = {new_bands} and rows = {new_rows}"
+                )
+                values["bands"], values["rows"] = new_bands, new_rows
+        try:
+            return cls(**values), problems
+        except ValueError as exc:  # pragma: no cover - every value was checked above
+            return cls(), [*problems, f"{exc}; using all the defaults"]
