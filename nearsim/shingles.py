@@ -1,0 +1,186 @@
+"""Shingles: the sets that MinHash, the exact join and SimHash compare.
+
+A document becomes the set of its character k-grams or word k-grams after optional
+normalisation. The order of normalisation is fixed (lower-case, then punctuation removal,
+then white-space collapsing) because the steps do not commute: removing punctuation can
+create new runs of white space.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import unicodedata
+from collections.abc import Sequence
+
+KINDS = ("char", "word")
+MAX_K = 1000
+
+
+@functools.cache
+def _punctuation_table() -> dict[int, None]:
+    """``str.translate`` table deleting every code point whose category starts with "P"."""
+    return {
+        cp: None
+        for cp in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(cp)).startswith("P")
+    }
+
+
+def check_shingle_options(kind: str, k: int) -> None:
+    """Raise ``ValueError`` unless ``kind`` and ``k`` are accepted shingle options.
+
+    Parameters
+    ----------
+    kind : str
+        ``"char"`` or ``"word"``.
+    k : int
+        Shingle length, 1 to 1000 (characters or words).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"shingle kind {kind!r} is not accepted; use 'char' or 'word'")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ValueError(f"shingle length k={k!r} is not accepted; use an integer 1 to {MAX_K}")
+
+
+def normalize(
+    text: str,
+    *,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> str:
+    """Normalise a text the way :func:`shingles` does before cutting it.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    lowercase : bool
+        Apply ``str.lower``.
+    remove_punctuation : bool
+        Delete every character whose Unicode category starts with ``"P"``
+        (``"Don't stop!"`` becomes ``"Dont stop"``).
+    collapse_whitespace : bool
+        Replace every run of white space by one space and trim both ends.
+
+    Returns
+    -------
+    str
+        The normalised text.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"a document must be a str, got {type(text).__name__}")
+    if lowercase:
+        text = text.lower()
+    if remove_punctuation:
+        text = text.translate(_punctuation_table())
+    if collapse_whitespace:
+        text = " ".join(text.split())
+    return text
+
+
+def shingles(
+    text: str,
+    *,
+    kind: str = "char",
+    k: int = 5,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> list[str]:
+    """Distinct shingles of a text, in order of first appearance.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    kind : {"char", "word"}
+        Character k-grams, or k consecutive words (the normalised text split on white
+        space) joined by one space.
+    k : int
+        Shingle length in characters or words, 1 to 1000.
+    lowercase, remove_punctuation, collapse_whitespace : bool
+        Normalisation, applied in this order; see :func:`normalize`.
+
+    Returns
+    -------
+    list of str
+        The distinct shingles. A text shorter than ``k`` (characters or words) gives one
+        shingle, the whole normalised text; a text that is empty after normalisation
+        gives ``[]``.
+
+    Examples
+    --------
+    >>> shingles("Hello  World", k=4)
+    ['hell', 'ello', 'llo ', 'lo w', 'o wo', ' wor', 'worl', 'orld']
+    >>> shingles("to be or not to be", kind="word", k=2)
+    ['to be', 'be or', 'or not', 'not to']
+    """
+    check_shingle_options(kind, k)
+    norm = normalize(
+        text,
+        lowercase=lowercase,
+        remove_punctuation=remove_punctuation,
+        collapse_whitespace=collapse_whitespace,
+    )
+    if not norm:
+        return []
+    if kind == "char":
+        if len(norm) <= k:
+            return [norm]
+        grams = (norm[i : i + k] for i in range(len(norm) - k + 1))
+    else:
+        words = norm.split()
+        if len(words) < k:
+            return [norm]
+        grams = (" ".join(words[i : i + k]) for i in range(len(words) - k + 1))
+    return list(dict.fromkeys(grams))
+
+
+def shingle_all(
+    texts: Sequence[str],
+    *,
+    kind: str = "char",
+    k: int = 5,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> list[list[str]]:
+    """:func:`shingles` of every text, with the options checked once.
+
+    Parameters
+    ----------
+    texts : sequence of str, length n
+        The documents.
+    kind, k, lowercase, remove_punctuation, collapse_whitespace
+        As in :func:`shingles`.
+
+    Returns
+    -------
+    list of list of str, length n
+        Each document's distinct shingles.
+    """
+    check_texts(texts)
+    return [
+        shingles(
+            t,
+            kind=kind,
+            k=k,
+            lowercase=lowercase,
+            remove_punctuation=remove_punctuation,
+            collapse_whitespace=collapse_whitespace,
+        )
+        for t in texts
+    ]
+
+
+def check_texts(texts: Sequence[str]) -> None:
+    """Raise ``ValueError`` unless ``texts`` is a sequence of str."""
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise ValueError(
+            f"texts must be a list of str (one per document), got {type(texts).__name__}"
+        )
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise ValueError(f"document {i} is a {type(t).__name__}; every document must be a str")
