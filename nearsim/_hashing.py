@@ -1,0 +1,398 @@
+"""Shingles as UTF-8 bytes, hashed with MurmurHash3 in compiled code.
+
+Private helpers shared by MinHash and SimHash. The trick that keeps the Python cost low
+is to never touch shingles one by one in Python: all shingles of all documents are
+joined into one ``str``, encoded once, and cut back into shingles by offsets computed
+from ``map(len, ...)`` (C speed). The compiled kernels then read the bytes directly.
+
+``murmur3_32`` is MurmurHash3 x86_32 and equals ``mmh3.hash(data, seed, signed=False)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain
+
+import numpy as np
+from numba import njit, prange
+
+from .shingles import check_shingle_options, normalize
+
+
+@njit(cache=True, inline="always")
+def _rotl32(x, r):
+    return np.uint32((x << np.uint32(r)) | (x >> np.uint32(32 - r)))
+
+
+@njit(cache=True)
+def murmur3_32(buf, start, end, seed):
+    """MurmurHash3 x86_32 of ``buf[start:end]`` (uint8 array) with a uint32 seed."""
+    h = np.uint32(seed)
+    n = end - start
+    nblocks = n // 4
+    c1 = np.uint32(0xCC9E2D51)
+    c2 = np.uint32(0x1B873593)
+    for blk in range(nblocks):
+        p = start + 4 * blk
+        k = (
+            np.uint32(buf[p])
+            | (np.uint32(buf[p + 1]) << np.uint32(8))
+            | (np.uint32(buf[p + 2]) << np.uint32(16))
+            | (np.uint32(buf[p + 3]) << np.uint32(24))
+        )
+        k = np.uint32(k * c1)
+        k = _rotl32(k, 15)
+        k = np.uint32(k * c2)
+        h ^= k
+        h = _rotl32(h, 13)
+        h = np.uint32(h * np.uint32(5) + np.uint32(0xE6546B64))
+    tail = start + 4 * nblocks
+    rem = n & 3
+    k = np.uint32(0)
+    if rem >= 3:
+        k ^= np.uint32(buf[tail + 2]) << np.uint32(16)
+    if rem >= 2:
+        k ^= np.uint32(buf[tail + 1]) << np.uint32(8)
+    if rem >= 1:
+        k ^= np.uint32(buf[tail])
+        k = np.uint32(k * c1)
+        k = _rotl32(k, 15)
+        k = np.uint32(k * c2)
+        h ^= k
+    h ^= np.uint32(n)
+    h ^= h >> np.uint32(16)
+    h = np.uint32(h * np.uint32(0x85EBCA6B))
+    h ^= h >> np.uint32(13)
+    h = np.uint32(h * np.uint32(0xC2B2AE35))
+    h ^= h >> np.uint32(16)
+    return h
+
+
+@njit(cache=True)
+def _cp_to_byte_offsets(buf, cp_offsets):
+    """Byte offsets of the given (non-decreasing) code-point offsets in UTF-8 ``buf``."""
+    out = np.empty(cp_offsets.shape[0], dtype=np.int64)
+    pos = 0  # byte position of code point `cp`
+    cp = 0
+    nbuf = buf.shape[0]
+    for t in range(cp_offsets.shape[0]):
+        target = cp_offsets[t]
+        while cp < target:
+            b0 = buf[pos]
+            if b0 < 0x80:
+                pos += 1
+            elif b0 < 0xE0:
+                pos += 2
+            elif b0 < 0xF0:
+                pos += 3
+            else:
+                pos += 4
+            cp += 1
+        out[t] = min(pos, nbuf)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _hash_spans(buf, starts, ends, seed):
+    """MurmurHash3 of every span ``buf[starts[i]:ends[i]]``; uint32, shape (m,)."""
+    m = starts.shape[0]
+    out = np.empty(m, dtype=np.uint32)
+    for i in prange(m):
+        out[i] = murmur3_32(buf, starts[i], ends[i], seed)
+    return out
+
+
+@njit(cache=True)
+def _split_pieces(buf, counts, starts, ends):
+    """Cut a NUL-separated buffer into shingle spans; False if the pieces do not add up.
+
+    Each document contributes ``max(count, 1)`` pieces (an empty document leaves one empty
+    piece). A shingle that itself contains U+0000 adds a piece, which this detects.
+    """
+    pos = 0
+    s = 0
+    nbuf = buf.shape[0]
+    for d in range(counts.shape[0]):
+        c = counts[d]
+        pieces = c if c > 0 else 1
+        for _ in range(pieces):
+            if pos > nbuf:
+                return False
+            st = pos
+            while pos < nbuf and buf[pos] != 0:
+                pos += 1
+            if c > 0:
+                starts[s] = st
+                ends[s] = pos
+                s += 1
+            pos += 1
+    return pos == nbuf + 1 and s == starts.shape[0]
+
+
+class FlatShingles:
+    """All shingles of all documents as one UTF-8 buffer plus spans.
+
+    Attributes
+    ----------
+    buf : ndarray of uint8, shape (total_bytes,)
+        The shingles' UTF-8 bytes.
+    starts, ends : ndarray of int64, shape (m,)
+        Shingle s is ``buf[starts[s]:ends[s]]``.
+    doc_offsets : ndarray of int64, shape (n + 1,)
+        Shingles of document d are ``doc_offsets[d]:doc_offsets[d + 1]``.
+    """
+
+    __slots__ = ("buf", "doc_offsets", "ends", "starts")
+
+    def __init__(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, doc_offsets):
+        self.buf = buf
+        self.starts = starts
+        self.ends = ends
+        self.doc_offsets = doc_offsets
+
+    @property
+    def n_docs(self) -> int:
+        return self.doc_offsets.shape[0] - 1
+
+    def hashes(self, seed: int = 0) -> np.ndarray:
+        """MurmurHash3 (32-bit, unsigned) of every shingle; uint32, shape (m,)."""
+        return _hash_spans(self.buf, self.starts, self.ends, np.uint32(seed))
+
+
+def _encode(joined: str, what: str) -> bytes:
+    if joined.isascii():
+        return joined.encode("ascii")
+    try:
+        return joined.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{what} contain a lone surrogate code point ({exc.object[exc.start]!r}); "
+            "text must be valid Unicode"
+        ) from None
+
+
+def check_shingle_lists(shingle_lists: Iterable[Sequence[str]]) -> list[Sequence[str]]:
+    """Return the shingle lists as a list, or raise ``ValueError`` naming what is wrong."""
+    if isinstance(shingle_lists, (str, bytes)):
+        raise ValueError(
+            "expected a list of shingle lists (one list of str per document), got a single "
+            f"{type(shingle_lists).__name__}"
+        )
+    try:
+        lists = list(shingle_lists)
+    except TypeError:
+        raise ValueError(
+            "expected a list of shingle lists (one list of str per document), got "
+            f"{type(shingle_lists).__name__}"
+        ) from None
+    for i, doc in enumerate(lists):
+        if isinstance(doc, (str, bytes)) or not hasattr(doc, "__len__"):
+            raise ValueError(
+                f"document {i} is a {type(doc).__name__}, not a list of shingles; "
+                "pass shingles(text) for each document (or use text_signatures for raw text)"
+            )
+    return lists
+
+
+def _bad_shingle(lists) -> ValueError:
+    for i, doc in enumerate(lists):
+        for s in doc:
+            if not isinstance(s, str):
+                return ValueError(
+                    f"document {i} has a shingle of type {type(s).__name__}; shingles must be str"
+                )
+    return ValueError("shingles must be str")
+
+
+def flatten(shingle_lists: Iterable[Sequence[str]]) -> FlatShingles:
+    """Flatten a list of shingle lists into one UTF-8 buffer with spans.
+
+    All shingles are joined with NUL separators by C-level ``str.join`` calls, encoded
+    once, and cut apart by a compiled scan, so the Python cost per shingle is one
+    pointer copy. A shingle containing U+0000 is detected and handled by a slower path
+    that measures every shingle.
+
+    Parameters
+    ----------
+    shingle_lists : iterable of sequences of str, length n
+        Each document's shingles.
+
+    Returns
+    -------
+    FlatShingles
+    """
+    lists = check_shingle_lists(shingle_lists)
+    counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    doc_offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(counts, out=doc_offsets[1:])
+    m = int(doc_offsets[-1])
+    try:
+        joined = "\x00".join(map("\x00".join, lists))
+    except TypeError:
+        raise _bad_shingle(lists) from None
+    buf = np.frombuffer(_encode(joined, "shingles"), dtype=np.uint8)
+    starts = np.empty(m, dtype=np.int64)
+    ends = np.empty(m, dtype=np.int64)
+    if _split_pieces(buf, counts, starts, ends):
+        return FlatShingles(buf, starts, ends, doc_offsets)
+    # Some shingle contains U+0000: measure every shingle instead.
+    joined = "".join(chain.from_iterable(lists))
+    cp = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(
+        np.fromiter(map(len, chain.from_iterable(lists)), dtype=np.int64, count=m),
+        out=cp[1:],
+    )
+    buf = np.frombuffer(_encode(joined, "shingles"), dtype=np.uint8)
+    if buf.shape[0] != cp[-1]:
+        cp = _cp_to_byte_offsets(buf, cp)
+    return FlatShingles(buf, cp[:-1].copy(), cp[1:].copy(), doc_offsets)
+
+
+class FlatTexts:
+    """Normalised documents as one UTF-8 buffer, ready for the shingle kernels.
+
+    Attributes
+    ----------
+    buf : ndarray of uint8
+        The normalised documents' UTF-8 bytes, back to back.
+    doc_offsets : ndarray of int64, shape (n + 1,)
+        Document d is ``buf[doc_offsets[d]:doc_offsets[d + 1]]``.
+    whole : ndarray of bool, shape (n,)
+        Word shingles only: the document has fewer than k words and is one shingle, its
+        whole normalised text. (For char shingles the kernel decides by length.)
+    kind : str
+        ``"char"`` or ``"word"``. For word shingles each document is stored as its words
+        joined by single spaces, so a word k-gram is a contiguous span of bytes.
+    k : int
+        Shingle length.
+    """
+
+    __slots__ = ("buf", "doc_offsets", "k", "kind", "whole")
+
+    def __init__(self, buf, doc_offsets, whole, kind, k):
+        self.buf = buf
+        self.doc_offsets = doc_offsets
+        self.whole = whole
+        self.kind = kind
+        self.k = k
+
+
+def flatten_texts(
+    texts: Iterable[str],
+    *,
+    kind: str = "char",
+    k: int = 5,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> FlatTexts:
+    """Normalise texts and lay them out for :func:`text_min_kernel` and friends.
+
+    Parameters
+    ----------
+    texts : iterable of str, length n
+        Raw documents.
+    kind, k, lowercase, remove_punctuation, collapse_whitespace
+        As in :func:`nearsim.shingles`.
+
+    Returns
+    -------
+    FlatTexts
+    """
+    check_shingle_options(kind, k)
+    if isinstance(texts, (str, bytes)):
+        raise ValueError("texts must be a list of str (one per document), got a single str")
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise ValueError(
+            f"texts must be a list of str (one per document), got {type(texts).__name__}"
+        ) from None
+    norm = [
+        normalize(
+            t,
+            lowercase=lowercase,
+            remove_punctuation=remove_punctuation,
+            collapse_whitespace=collapse_whitespace,
+        )
+        if isinstance(t, str)
+        else _not_str(i, t)
+        for i, t in enumerate(texts)
+    ]
+    whole = np.zeros(len(norm), dtype=np.bool_)
+    if kind == "word":
+        laid = []
+        for d, t in enumerate(norm):
+            words = t.split()
+            if len(words) < k:
+                whole[d] = bool(t)
+                laid.append(t)
+            else:
+                laid.append(" ".join(words))
+        norm = laid
+    lengths = np.fromiter(map(len, norm), dtype=np.int64, count=len(norm))
+    doc_offsets = np.zeros(len(norm) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=doc_offsets[1:])
+    buf = np.frombuffer(_encode("".join(norm), "texts"), dtype=np.uint8)
+    if buf.shape[0] != doc_offsets[-1]:
+        doc_offsets = _cp_to_byte_offsets(buf, doc_offsets)
+    return FlatTexts(buf, doc_offsets, whole, kind, k)
+
+
+def _not_str(i: int, t: object) -> str:
+    raise ValueError(f"document {i} is a {type(t).__name__}; every document must be a str")
+
+
+@njit(cache=True, inline="always")
+def _utf8_step(b0):
+    if b0 < 0x80:
+        return 1
+    if b0 < 0xE0:
+        return 2
+    if b0 < 0xF0:
+        return 3
+    return 4
+
+
+@njit(cache=True)
+def doc_shingle_spans(buf, lo, hi, word, whole, k, ring, out_starts, out_ends):
+    """Byte spans of every shingle (with repeats) of one laid-out document.
+
+    ``ring`` is scratch of length >= k. Writes into ``out_starts``/``out_ends`` (length >=
+    the number of code points or words, plus one) and returns the count.
+    """
+    if lo == hi:
+        return 0
+    if whole:
+        out_starts[0] = lo
+        out_ends[0] = hi
+        return 1
+    count = 0
+    units = 0
+    pos = lo
+    if word:
+        # words are separated by exactly one space (0x20)
+        while pos < hi:
+            ring[units % k] = pos
+            units += 1
+            while pos < hi and buf[pos] != 0x20:
+                pos += 1
+            if units >= k:
+                out_starts[count] = ring[(units - k) % k]
+                out_ends[count] = pos
+                count += 1
+            pos += 1  # skip the space
+    else:
+        while pos < hi:
+            ring[units % k] = pos
+            units += 1
+            pos += _utf8_step(buf[pos])
+            if units >= k:
+                out_starts[count] = ring[(units - k) % k]
+                out_ends[count] = pos
+                count += 1
+        if units < k:
+            out_starts[0] = lo
+            out_ends[0] = hi
+            count = 1
+    return count

@@ -1,0 +1,457 @@
+"""MinHash signatures: k universal hash functions over MurmurHash3 shingle hashes.
+
+Every distinct shingle is hashed once with MurmurHash3 (32-bit, unsigned, seed 0, over its
+UTF-8 bytes), giving x < 2**32. Function i maps it to h_i(x) = (a_i·x + b_i) mod p with
+p = 2**31 − 1 (a Mersenne prime), 1 <= a_i < p and 0 <= b_i < p drawn from
+``numpy.random.default_rng(seed)``. The signature keeps each function's minimum over the
+document's shingles. Two signatures agree at a position with probability equal to the
+Jaccard similarity of the two shingle sets, so the share of equal positions estimates it.
+
+The products a_i·x are below 2**63 and the reduction mod p uses the Mersenne identity
+2**31 ≡ 1 (mod p) — shifts, masks and adds only — so the compiled kernel vectorises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import mmh3
+import numpy as np
+import pandas as pd
+from numba import njit, prange
+
+from ._hashing import doc_shingle_spans, flatten, flatten_texts, murmur3_32
+
+MERSENNE_P = (1 << 31) - 1
+EMPTY = np.uint32(0xFFFFFFFF)
+"""Signature value of every position for a document with no shingles."""
+MAX_PERM = 1 << 16
+ONE_BYTE_CHANCE = 1.0 / 256.0
+"""Chance that two different 1-byte values agree: the collision rate the estimator removes."""
+
+_P = np.uint64(MERSENNE_P)
+_P32 = np.uint32(MERSENNE_P)
+_S31 = np.uint64(31)
+
+
+@njit(cache=True, inline="always")
+def _permuted(a, b, xx):
+    """(a·x + b) mod p as uint32 for a, b < p and x < 2**32, without division.
+
+    a·x + b < 2**63. Two folds with 2**31 ≡ 1 (mod p) leave a value <= p + 3; the last
+    subtraction wraps below zero exactly when it is not needed, so ``min`` picks right.
+    """
+    v = np.uint64(a) * xx + np.uint64(b)
+    v = (v & _P) + (v >> _S31)
+    v = (v & _P) + (v >> _S31)
+    w = np.uint32(v)
+    return min(w, np.uint32(w - _P32))
+
+
+@njit(cache=True, inline="always")
+def _update(mins, a, b, x):
+    xx = np.uint64(x)
+    for i in range(mins.shape[0]):
+        mins[i] = min(mins[i], _permuted(a[i], b[i], xx))
+
+
+@njit(cache=True, parallel=True)
+def _signatures_flat(buf, starts, ends, doc_offsets, a, b, mask, out):
+    n = doc_offsets.shape[0] - 1
+    k = a.shape[0]
+    for d in prange(n):
+        mins = np.full(k, np.uint32(0xFFFFFFFF))
+        for s in range(doc_offsets[d], doc_offsets[d + 1]):
+            _update(mins, a, b, murmur3_32(buf, starts[s], ends[s], np.uint32(0)))
+        for i in range(k):
+            out[d, i] = mins[i] & mask
+
+
+@njit(cache=True, parallel=True)
+def _signatures_text(buf, doc_offsets, whole, word, k_sh, a, b, mask, out):
+    n = doc_offsets.shape[0] - 1
+    k = a.shape[0]
+    for d in prange(n):
+        lo = doc_offsets[d]
+        hi = doc_offsets[d + 1]
+        mins = np.full(k, np.uint32(0xFFFFFFFF))
+        ring = np.empty(k_sh, dtype=np.int64)
+        st = np.empty(hi - lo + 1, dtype=np.int64)
+        en = np.empty(hi - lo + 1, dtype=np.int64)
+        cnt = doc_shingle_spans(buf, lo, hi, word, whole[d], k_sh, ring, st, en)
+        for s in range(cnt):
+            _update(mins, a, b, murmur3_32(buf, st[s], en[s], np.uint32(0)))
+        for i in range(k):
+            out[d, i] = mins[i] & mask
+
+
+@njit(cache=True, parallel=True)
+def _agreement(signatures, left, right):
+    m = left.shape[0]
+    k = signatures.shape[1]
+    out = np.empty(m, dtype=np.float64)
+    for t in prange(m):
+        i = left[t]
+        j = right[t]
+        same = 0
+        for c in range(k):
+            same += signatures[i, c] == signatures[j, c]
+        out[t] = same / k
+    return out
+
+
+def _check_int(name: str, value, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}={value!r} is not accepted; use an integer >= {low}")
+    if value < low or (high is not None and value > high):
+        accepted = f"{low} to {high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name}={value!r} is not accepted; use an integer {accepted}")
+    return int(value)
+
+
+class MinHasher:
+    """MinHash with ``num_perm`` seeded universal hash functions.
+
+    Parameters
+    ----------
+    num_perm : int
+        Number of hash functions k (signature length), 1 to 65536.
+    seed : int
+        Seed (>= 0) of the generator that draws a and b. MurmurHash3 always uses seed 0.
+
+    Attributes
+    ----------
+    a : ndarray of uint64, shape (num_perm,)
+        Multipliers, 1 <= a < p.
+    b : ndarray of uint64, shape (num_perm,)
+        Offsets, 0 <= b < p.
+
+    Examples
+    --------
+    >>> mh = MinHasher(num_perm=64, seed=1)
+    >>> sig = mh.signature(["abc", "bcd"])
+    >>> sig.shape, sig.dtype
+    ((64,), dtype('uint32'))
+    """
+
+    p = MERSENNE_P
+
+    def __init__(self, num_perm: int = 128, seed: int = 1):
+        self.num_perm = _check_int("num_perm", num_perm, 1, MAX_PERM)
+        self.seed = _check_int("seed", seed, 0)
+        rng = np.random.default_rng(self.seed)
+        self.a = rng.integers(1, MERSENNE_P, size=self.num_perm, dtype=np.uint64)
+        self.b = rng.integers(0, MERSENNE_P, size=self.num_perm, dtype=np.uint64)
+        # 32-bit copies tell the compiler the products fit 32x32 -> 64-bit multiplies.
+        self._a32 = self.a.astype(np.uint32)
+        self._b32 = self.b.astype(np.uint32)
+
+    def __repr__(self) -> str:
+        return f"MinHasher(num_perm={self.num_perm}, seed={self.seed})"
+
+    # -- hashing -----------------------------------------------------------------------
+    @staticmethod
+    def base_hash(shingles: Sequence[str]) -> np.ndarray:
+        """MurmurHash3 of each shingle: ``mmh3.hash(s.encode("utf-8"), 0, signed=False)``.
+
+        Parameters
+        ----------
+        shingles : sequence of str, length m
+
+        Returns
+        -------
+        ndarray of uint32, shape (m,)
+        """
+        flat = flatten([shingles])
+        return flat.hashes(0)
+
+    def permute(self, x: np.ndarray) -> np.ndarray:
+        """All k hash functions applied to base hashes.
+
+        Parameters
+        ----------
+        x : array_like of uint32, shape (m,)
+            Base hashes.
+
+        Returns
+        -------
+        ndarray of uint64, shape (m, num_perm)
+            ``(a[i] * x[j] + b[i]) % p`` at ``[j, i]``.
+        """
+        x = np.asarray(x, dtype=np.uint64).reshape(-1, 1)
+        return (self.a * x + self.b) % np.uint64(MERSENNE_P)
+
+    def signature(self, shingles: Sequence[str]) -> np.ndarray:
+        """Signature of one document.
+
+        Parameters
+        ----------
+        shingles : sequence of str
+            The document's shingles.
+
+        Returns
+        -------
+        ndarray of uint32, shape (num_perm,)
+            Minimum of each hash function over the shingles; every value is
+            ``2**32 - 1`` when there are no shingles.
+        """
+        if isinstance(shingles, (str, bytes)):
+            raise ValueError("signature() takes a list of shingles, not a single str")
+        return self.signatures([shingles])[0]
+
+    def _empty_out(self, n: int, one_byte: bool) -> tuple[np.ndarray, np.uint32]:
+        dtype = np.uint8 if one_byte else np.uint32
+        mask = np.uint32(0xFF if one_byte else 0xFFFFFFFF)
+        return np.empty((n, self.num_perm), dtype=dtype), mask
+
+    def signatures(
+        self, shingle_lists: Iterable[Sequence[str]], *, one_byte: bool = False
+    ) -> np.ndarray:
+        """Signatures of many documents from their shingle lists.
+
+        Parameters
+        ----------
+        shingle_lists : iterable of sequences of str, length n
+            Each document's shingles (``nearsim.shingles(text)``).
+        one_byte : bool
+            Keep only the lowest 8 bits of each value (k bytes per document). Estimate
+            with :func:`estimate_jaccard`, which corrects uint8 signatures for chance
+            agreements.
+
+        Returns
+        -------
+        ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
+            Row d equals ``signature(shingle_lists[d])``.
+        """
+        flat = flatten(shingle_lists)
+        out, mask = self._empty_out(flat.n_docs, one_byte)
+        _signatures_flat(
+            flat.buf, flat.starts, flat.ends, flat.doc_offsets, self._a32, self._b32, mask, out
+        )
+        return out
+
+    def text_signatures(
+        self,
+        texts: Iterable[str],
+        *,
+        kind: str = "char",
+        k: int = 5,
+        lowercase: bool = True,
+        remove_punctuation: bool = False,
+        collapse_whitespace: bool = True,
+        one_byte: bool = False,
+    ) -> np.ndarray:
+        """Signatures straight from raw texts, without a Python object per shingle.
+
+        Equal, bit for bit, to ``signatures([shingles(t, ...) for t in texts])``: the
+        texts are normalised in Python (str methods), laid out as one UTF-8 buffer, and
+        the compiled kernel cuts, hashes and minimises the shingles in place.
+
+        Parameters
+        ----------
+        texts : iterable of str, length n
+            Raw documents.
+        kind, k, lowercase, remove_punctuation, collapse_whitespace
+            Shingling options, as in :func:`nearsim.shingles`.
+        one_byte : bool
+            As in :meth:`signatures`.
+
+        Returns
+        -------
+        ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
+            A text with no shingles gets a row of ``2**32 - 1``.
+        """
+        flat = flatten_texts(
+            texts,
+            kind=kind,
+            k=k,
+            lowercase=lowercase,
+            remove_punctuation=remove_punctuation,
+            collapse_whitespace=collapse_whitespace,
+        )
+        out, mask = self._empty_out(flat.doc_offsets.shape[0] - 1, one_byte)
+        _signatures_text(
+            flat.buf,
+            flat.doc_offsets,
+            flat.whole,
+            flat.kind == "word",
+            flat.k,
+            self._a32,
+            self._b32,
+            mask,
+            out,
+        )
+        return out
+
+    def parameters(self, count: int = 16) -> pd.DataFrame:
+        """The first ``count`` hash functions' (a_i, b_i).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``i`` (int64), ``a``, ``b`` (uint64); at most ``num_perm`` rows.
+        """
+        count = _check_int("count", count, 0)
+        m = min(count, self.num_perm)
+        return pd.DataFrame({"i": np.arange(m, dtype=np.int64), "a": self.a[:m], "b": self.b[:m]})
+
+    def winners(self, shingles: Sequence[str], positions: int = 16) -> pd.DataFrame:
+        """Which shingle gives the minimum at each of the first ``positions`` positions.
+
+        Parameters
+        ----------
+        shingles : sequence of str
+            One document's distinct shingles.
+        positions : int
+            How many leading signature positions to explain (capped at ``num_perm``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per position: ``position`` (int64), ``shingle`` (str), ``index``
+            (int64, the shingle's place in ``shingles``; the first on a tie), ``hash``
+            (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
+            Empty when there are no shingles.
+        """
+        if isinstance(shingles, (str, bytes)):
+            raise ValueError("winners() takes a list of shingles, not a single str")
+        positions = _check_int("positions", positions, 1)
+        m = min(positions, self.num_perm)
+        shingles = list(shingles)
+        cols = ["position", "shingle", "index", "hash", "value"]
+        if not shingles:
+            return pd.DataFrame({c: [] for c in cols})
+        x = self.base_hash(shingles)
+        vals = (self.a[:m] * x.astype(np.uint64).reshape(-1, 1) + self.b[:m]) % np.uint64(
+            MERSENNE_P
+        )
+        idx = vals.argmin(axis=0)
+        return pd.DataFrame(
+            {
+                "position": np.arange(m, dtype=np.int64),
+                "shingle": [shingles[i] for i in idx],
+                "index": idx.astype(np.int64),
+                "hash": x[idx],
+                "value": vals[idx, np.arange(m)].astype(np.uint32),
+            }
+        )
+
+
+def _as_signature_pair(sig1, sig2) -> tuple[np.ndarray, np.ndarray]:
+    s1 = np.asarray(sig1)
+    s2 = np.asarray(sig2)
+    if s1.ndim != 1 or s2.ndim != 1:
+        raise ValueError(f"signatures must be 1-D arrays, got shapes {s1.shape} and {s2.shape}")
+    if s1.shape != s2.shape:
+        raise ValueError(
+            f"signatures have different widths ({s1.shape[0]} and {s2.shape[0]}); "
+            "compare signatures made with the same num_perm"
+        )
+    if s1.size == 0:
+        raise ValueError("signatures are empty; num_perm must be at least 1")
+    return s1, s2
+
+
+def correct_one_byte(agreement):
+    """Jaccard estimate from the agreement rate of 1-byte signatures.
+
+    Two different minima agree in their lowest 8 bits by chance with probability
+    c = 1/256, so the agreement rate E has expectation J + (1 − J)·c and
+
+        Ĵ = (E − c) / (1 − c),
+
+    clipped to [0, 1] (unbiased for J well above 0; Li & König, b-bit minwise hashing).
+
+    Parameters
+    ----------
+    agreement : float or ndarray of float64
+        Share of equal positions.
+
+    Returns
+    -------
+    float or ndarray of float64
+    """
+    est = (np.asarray(agreement, dtype=np.float64) - ONE_BYTE_CHANCE) / (1.0 - ONE_BYTE_CHANCE)
+    est = np.clip(est, 0.0, 1.0)
+    return float(est) if est.ndim == 0 else est
+
+
+def estimate_jaccard(sig1: np.ndarray, sig2: np.ndarray) -> float:
+    """Estimated Jaccard similarity of two signatures: the share of equal positions.
+
+    Parameters
+    ----------
+    sig1, sig2 : ndarray of uint32 (or uint8), shape (k,)
+        Signatures from the same :class:`MinHasher`.
+
+    Returns
+    -------
+    float
+        Share of positions where the signatures agree. For 1-byte (uint8) signatures the
+        share is corrected for chance agreements, see :func:`correct_one_byte`.
+    """
+    s1, s2 = _as_signature_pair(sig1, sig2)
+    share = float(np.count_nonzero(s1 == s2)) / s1.shape[0]
+    if s1.dtype == np.uint8 and s2.dtype == np.uint8:
+        return correct_one_byte(share)
+    return share
+
+
+def estimate_pairs(signatures: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Estimated Jaccard similarity of many pairs of rows.
+
+    Parameters
+    ----------
+    signatures : ndarray of uint32 (or uint8), shape (n, k)
+    pairs : ndarray of int64, shape (m, 2)
+        Row indices.
+
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+        As :func:`estimate_jaccard` for each pair (corrected for uint8 signatures).
+    """
+    sig = np.asarray(signatures)
+    if sig.ndim != 2 or sig.shape[1] == 0:
+        raise ValueError(f"signatures must be a 2-D array (n, k), got shape {sig.shape}")
+    pr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if pr.size and (pr.min() < 0 or pr.max() >= sig.shape[0]):
+        raise ValueError(f"pairs refer to rows outside 0 .. {sig.shape[0] - 1} of the signatures")
+    share = _agreement(np.ascontiguousarray(sig), pr[:, 0].copy(), pr[:, 1].copy())
+    if sig.dtype == np.uint8:
+        return correct_one_byte(share)
+    return share
+
+
+def standard_error(j, num_perm: int, *, one_byte: bool = False):
+    """Standard error of the MinHash estimate, sqrt(J(1 − J)/k).
+
+    Parameters
+    ----------
+    j : float or array_like
+        Jaccard similarity, 0 to 1.
+    num_perm : int
+        Signature length k (>= 1).
+    one_byte : bool
+        For 1-byte signatures: the agreement rate P = J + (1 − J)/256 has standard error
+        sqrt(P(1 − P)/k), and the corrected estimate sqrt(P(1 − P)/k) / (1 − 1/256).
+
+    Returns
+    -------
+    float or ndarray of float64
+    """
+    num_perm = _check_int("num_perm", num_perm, 1)
+    jj = np.asarray(j, dtype=np.float64)
+    if np.any(~np.isfinite(jj)) or np.any((jj < 0) | (jj > 1)):
+        raise ValueError(f"j={j!r} is not accepted; a Jaccard similarity is between 0 and 1")
+    if one_byte:
+        p = jj + (1 - jj) * ONE_BYTE_CHANCE
+        se = np.sqrt(p * (1 - p) / num_perm) / (1 - ONE_BYTE_CHANCE)
+    else:
+        se = np.sqrt(jj * (1 - jj) / num_perm)
+    return float(se) if se.ndim == 0 else se
+
+
+def mmh3_reference(shingle: str) -> int:
+    """The reference base hash of one shingle (for tests and documentation)."""
+    return mmh3.hash(shingle.encode("utf-8"), 0, signed=False)
