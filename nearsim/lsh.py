@@ -1,0 +1,486 @@
+"""LSH banding: the S-curve, its false-positive and false-negative areas, the b × r tuner,
+and candidate pairs.
+
+A signature of k values is cut into b bands of r rows each (band i is columns
+i·r … i·r + r − 1; k − b·r columns are left unused). Two documents become a candidate pair
+when all r values of at least one band are equal. For Jaccard similarity s that happens
+with probability P(s) = 1 − (1 − s^r)^b.
+
+The areas ∫₀ᵗ P(s) ds and ∫ₜ¹ (1 − P(s)) ds have polynomial integrands of degree b·r, so
+Gauss–Legendre quadrature with ⌊b·r/2⌋ + 1 nodes is exact (up to rounding).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ._arrays import unique_int
+
+DEFAULT_MAX_PAIRS = 20_000_000
+"""Default limit on distinct candidate pairs (320 MB as int64 pairs)."""
+
+
+class TooManyPairsError(ValueError):
+    """Banding would produce more candidate pairs than the limit allows."""
+
+
+# -- validation ------------------------------------------------------------------------
+def _int_at_least(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name}={value!r} is not accepted; use an integer >= {low}")
+    return int(value)
+
+
+def _check_threshold(threshold) -> float:
+    msg = f"threshold={threshold!r} is not accepted; use a number strictly between 0 and 1"
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating)):
+        raise ValueError(msg)
+    t = float(threshold)
+    if not 0.0 < t < 1.0:
+        raise ValueError(msg)
+    return t
+
+
+def _check_weight(name: str, w) -> float:
+    if isinstance(w, bool) or not isinstance(w, (int, float, np.floating)) or not 0.0 <= w <= 1.0:
+        raise ValueError(f"{name}={w!r} is not accepted; use a number from 0 to 1")
+    return float(w)
+
+
+def check_banding(b, r, num_perm: int | None = None) -> tuple[int, int]:
+    """Validate bands ``b`` and rows per band ``r`` (and b·r <= num_perm when given).
+
+    Returns
+    -------
+    (int, int)
+        ``(b, r)`` as Python ints.
+    """
+    b = _int_at_least("bands b", b, 1)
+    r = _int_at_least("rows per band r", r, 1)
+    if num_perm is not None and b * r > num_perm:
+        raise ValueError(
+            f"bands × rows = {b} × {r} = {b * r} is more than the signature length "
+            f"num_perm={num_perm}; choose b and r with b·r <= {num_perm}"
+        )
+    return b, r
+
+
+# -- the S-curve -----------------------------------------------------------------------
+def candidate_probability(s, b: int, r: int):
+    """Probability that a pair of Jaccard similarity ``s`` becomes a candidate.
+
+    Parameters
+    ----------
+    s : float or array_like of float
+        Jaccard similarity, 0 to 1.
+    b : int
+        Number of bands (>= 1).
+    r : int
+        Rows per band (>= 1).
+
+    Returns
+    -------
+    float or ndarray of float64
+        ``1 - (1 - s**r)**b``, same shape as ``s``.
+    """
+    b, r = check_banding(b, r)
+    ss = np.asarray(s, dtype=np.float64)
+    if np.any(~np.isfinite(ss)) or np.any((ss < 0) | (ss > 1)):
+        raise ValueError(f"s={s!r} is not accepted; a similarity is between 0 and 1")
+    p = -np.expm1(b * np.log1p(-(ss**r))) if np.all(ss < 1) else 1.0 - (1.0 - ss**r) ** b
+    return float(p) if np.ndim(p) == 0 else p
+
+
+def steepest_point(b: int, r: int) -> float:
+    """Similarity where the S-curve rises fastest.
+
+    Setting P''(s) = 0 gives s* = ((r − 1)/(b·r − 1))^(1/r) (0 when r = 1 or b·r = 1,
+    where the curve is concave). The popular approximation (1/b)^(1/r) is
+    :func:`effective_threshold`.
+
+    Returns
+    -------
+    float
+    """
+    b, r = check_banding(b, r)
+    if r == 1 or b * r == 1:
+        return 0.0
+    return ((r - 1) / (b * r - 1)) ** (1.0 / r)
+
+
+def effective_threshold(b: int, r: int) -> float:
+    """The usual approximation of where the S-curve crosses: (1/b)^(1/r)."""
+    b, r = check_banding(b, r)
+    return (1.0 / b) ** (1.0 / r)
+
+
+@functools.cache
+def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.polynomial.legendre.leggauss(n)
+
+
+def _areas(t: float, b: int, r: int) -> tuple[float, float]:
+    """Exact FP and FN areas of one banding by Gauss–Legendre quadrature."""
+    x, w = _gauss_legendre((b * r) // 2 + 1)
+    s_fp = (x + 1.0) * (t / 2.0)
+    s_fn = t + (x + 1.0) * ((1.0 - t) / 2.0)
+    fp = float(-np.expm1(b * np.log1p(-(s_fp**r))) @ w) * (t / 2.0)
+    fn = float(np.power(1.0 - s_fn**r, b) @ w) * ((1.0 - t) / 2.0)
+    return fp, fn
+
+
+@njit(cache=True)
+def _all_areas(t, k, x, w):
+    """FP and FN areas of every (b, r) with b·r <= k, in datasketch's order.
+
+    Order: b = 1..k, and for each b, r = 1..k // b. Only multiplications: for each r the
+    nodes' s^r is one product away from s^(r-1), and (1 - s^r)^b one product away from
+    (1 - s^r)^(b-1), so no power or exponential is evaluated (relative rounding error
+    grows like b·r·eps, far below what ranking needs).
+    """
+    n_nodes = x.shape[0]
+    offsets = np.zeros(k + 1, dtype=np.int64)  # first index of each b
+    for b in range(1, k + 1):
+        offsets[b] = offsets[b - 1] + k // b
+    fp = np.empty(offsets[k], dtype=np.float64)
+    fn = np.empty(offsets[k], dtype=np.float64)
+    hf = t / 2.0
+    hn = (1.0 - t) / 2.0
+    s_fp = (x + 1.0) * hf
+    s_fn = t + (x + 1.0) * hn
+    pow_fp = np.ones(n_nodes)  # s^r
+    pow_fn = np.ones(n_nodes)
+    q_fp = np.empty(n_nodes)  # 1 - s^r
+    q_fn = np.empty(n_nodes)
+    cur_fp = np.empty(n_nodes)  # (1 - s^r)^b
+    cur_fn = np.empty(n_nodes)
+    for r in range(1, k + 1):
+        for j in range(n_nodes):
+            pow_fp[j] *= s_fp[j]
+            pow_fn[j] *= s_fn[j]
+            q_fp[j] = 1.0 - pow_fp[j]
+            q_fn[j] = 1.0 - pow_fn[j]
+            cur_fp[j] = 1.0
+            cur_fn[j] = 1.0
+        for b in range(1, k // r + 1):
+            a_fp = 0.0
+            a_fn = 0.0
+            for j in range(n_nodes):
+                cur_fp[j] *= q_fp[j]
+                cur_fn[j] *= q_fn[j]
+                a_fp += w[j] * (1.0 - cur_fp[j])
+                a_fn += w[j] * cur_fn[j]
+            idx = offsets[b - 1] + r - 1
+            fp[idx] = a_fp * hf
+            fn[idx] = a_fn * hn
+    return fp, fn
+
+
+def false_positive_area(t: float, b: int, r: int) -> float:
+    """Area under the S-curve left of the threshold, ∫₀ᵗ P(s) ds.
+
+    Parameters
+    ----------
+    t : float
+        Threshold, strictly between 0 and 1.
+    b, r : int
+        Bands and rows per band.
+
+    Returns
+    -------
+    float
+    """
+    t = _check_threshold(t)
+    b, r = check_banding(b, r)
+    return _areas(t, b, r)[0]
+
+
+def false_negative_area(t: float, b: int, r: int) -> float:
+    """Area above the S-curve right of the threshold, ∫ₜ¹ (1 − P(s)) ds.
+
+    Parameters
+    ----------
+    t : float
+        Threshold, strictly between 0 and 1.
+    b, r : int
+        Bands and rows per band.
+
+    Returns
+    -------
+    float
+    """
+    t = _check_threshold(t)
+    b, r = check_banding(b, r)
+    return _areas(t, b, r)[1]
+
+
+# -- the tuner -------------------------------------------------------------------------
+class Choice(NamedTuple):
+    """One banding choice considered by :func:`tune`.
+
+    Attributes
+    ----------
+    b : int
+        Bands.
+    r : int
+        Rows per band.
+    fp : float
+        False-positive area ∫₀ᵗ P.
+    fn : float
+        False-negative area ∫ₜ¹ (1 − P).
+    error : float
+        ``fp_weight * fp + fn_weight * fn``.
+    """
+
+    b: int
+    r: int
+    fp: float
+    fn: float
+    error: float
+
+
+# Choices whose exact error is this close to the best are re-scored the way datasketch
+# scores them (scipy.integrate.quad of the same lambdas), so near-ties break the same way.
+_TIE_WINDOW = 1e-8
+
+
+def _datasketch_error(t: float, b: int, r: int, wfp: float, wfn: float) -> float:
+    from scipy.integrate import quad
+
+    def prob_fp(s):
+        return 1 - (1 - s ** float(r)) ** float(b)
+
+    def prob_fn(s):
+        return 1 - (1 - (1 - s ** float(r)) ** float(b))
+
+    fp = quad(prob_fp, 0.0, t)[0]
+    fn = quad(prob_fn, t, 1.0)[0]
+    return fp * wfp + fn * wfn
+
+
+def tune(
+    threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5
+) -> list[Choice]:
+    """Every banding b × r <= num_perm, ranked by weighted false-positive and -negative area.
+
+    Parameters
+    ----------
+    threshold : float
+        Jaccard threshold t, strictly between 0 and 1.
+    num_perm : int
+        Signature length k (>= 1).
+    fp_weight, fn_weight : float
+        Weights (0 to 1) of the false-positive and false-negative areas.
+
+    Returns
+    -------
+    list of Choice
+        All (b, r) with b·r <= num_perm, best first, ordered by error and then by
+        datasketch's enumeration order (b ascending, then r ascending), so that
+        ``tune(...)[0]`` is what ``datasketch.MinHashLSH(threshold, num_perm,
+        weights=(fp_weight, fn_weight))`` picks. Errors are computed exactly; choices
+        within 1e-8 of the best are re-scored with datasketch's own quadrature so that its
+        rounding decides near-ties exactly as it does.
+
+    Examples
+    --------
+    >>> best = tune(0.8, 128)[0]
+    >>> (best.b, best.r)
+    (9, 13)
+    """
+    t = _check_threshold(threshold)
+    k = _int_at_least("num_perm", num_perm, 1)
+    if k > 1 << 16:
+        raise ValueError(f"num_perm={num_perm!r} is not accepted; use an integer 1 to 65536")
+    wfp = _check_weight("fp_weight", fp_weight)
+    wfn = _check_weight("fn_weight", fn_weight)
+    # datasketch's enumeration order: b = 1..k, r = 1..k // b
+    r_max = k // np.arange(1, k + 1)
+    b = np.repeat(np.arange(1, k + 1), r_max)
+    starts = np.cumsum(r_max) - r_max
+    r = np.arange(b.shape[0]) - np.repeat(starts, r_max) + 1
+    x, w = _gauss_legendre(k // 2 + 1)
+    fp, fn = _all_areas(t, k, x, w)
+    error = fp * wfp + fn * wfn
+    order = np.lexsort((np.arange(error.shape[0]), error))
+    near = order[error[order] <= error[order[0]] + _TIE_WINDOW]
+    if near.shape[0] > 1:
+        ds = np.array([_datasketch_error(t, int(b[i]), int(r[i]), wfp, wfn) for i in near])
+        near = near[np.lexsort((near, ds))]
+        order = np.concatenate([near, order[near.shape[0] :]])
+    return list(
+        map(
+            Choice,
+            b[order].tolist(),
+            r[order].tolist(),
+            fp[order].tolist(),
+            fn[order].tolist(),
+            error[order].tolist(),
+        )
+    )
+
+
+# -- candidate pairs -------------------------------------------------------------------
+@njit(cache=True)
+def _band_keys(sig, lo, hi):
+    """A 64-bit hash of each row's columns lo..hi-1 (equal bands give equal keys)."""
+    n = sig.shape[0]
+    keys = np.empty(n, dtype=np.uint64)
+    mul = np.uint64(0xBF58476D1CE4E5B9)
+    for d in range(n):
+        h = np.uint64(0x9E3779B97F4A7C15)
+        for c in range(lo, hi):
+            h = (h ^ np.uint64(sig[d, c])) * mul
+            h ^= h >> np.uint64(29)
+        keys[d] = h
+    return keys
+
+
+@njit(cache=True)
+def _same_band(sig, i, j, lo, hi):
+    for c in range(lo, hi):
+        if sig[i, c] != sig[j, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _runs(sig, order, keys_sorted, lo, hi):
+    """Boundaries of runs of equal bands in sorted order; -1 if a hash collision is seen."""
+    n = order.shape[0]
+    bounds = np.empty(n + 1, dtype=np.int64)
+    nb = 0
+    bounds[nb] = 0
+    nb += 1
+    for q in range(1, n):
+        if keys_sorted[q] != keys_sorted[q - 1]:
+            bounds[nb] = q
+            nb += 1
+        elif not _same_band(sig, order[q], order[q - 1], lo, hi):
+            return bounds[:0]
+    bounds[nb] = n
+    nb += 1
+    return bounds[:nb]
+
+
+def _exact_groups(band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort rows of one band by their exact values (used only after a hash collision)."""
+    order = np.lexsort(band.T[::-1]).astype(np.int64)
+    sb = band[order]
+    change = np.any(sb[1:] != sb[:-1], axis=1)
+    bounds = np.concatenate([[0], np.flatnonzero(change) + 1, [band.shape[0]]]).astype(np.int64)
+    return order, bounds
+
+
+def candidate_pairs(
+    signatures: np.ndarray,
+    b: int,
+    r: int,
+    *,
+    valid: np.ndarray | None = None,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+) -> np.ndarray:
+    """Pairs of documents equal on at least one whole band.
+
+    Band i is columns ``i*r .. i*r + r - 1``; columns from ``b*r`` on are unused. Each
+    band's slices are hashed and sorted (compiled code, no Python loop over documents);
+    equal hashes are checked value by value, so a hash collision never makes a pair.
+
+    Parameters
+    ----------
+    signatures : ndarray of uint32 or uint8, shape (n, k)
+        MinHash signatures.
+    b : int
+        Number of bands, b·r <= k.
+    r : int
+        Rows per band.
+    valid : ndarray of bool, shape (n,), optional
+        Rows that may be paired (e.g. documents with enough shingles); others never are.
+    max_pairs : int
+        Limit on the number of distinct candidate pairs (and on the pairs of any single
+        band). Banding that would exceed it raises :class:`TooManyPairsError` (a
+        ``ValueError``) saying how many pairs and why, before the memory is allocated.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 2)
+        Pairs (i, j) with i < j, sorted lexicographically, no repeats.
+    """
+    sig = np.asarray(signatures)
+    if sig.ndim != 2:
+        raise ValueError(f"signatures must be a 2-D array (n, num_perm), got shape {sig.shape}")
+    if sig.dtype.kind not in "ui":
+        raise ValueError(f"signatures must be an integer array, got dtype {sig.dtype}")
+    n, k = sig.shape
+    b, r = check_banding(b, r, k)
+    max_pairs = _int_at_least("max_pairs", max_pairs, 0)
+    rows = np.arange(n, dtype=np.int64)
+    if valid is not None:
+        valid = np.asarray(valid, dtype=bool)
+        if valid.shape != (n,):
+            raise ValueError(f"valid must have shape ({n},), got {valid.shape}")
+        rows = rows[valid]
+    sub = np.ascontiguousarray(sig[rows])
+    m = sub.shape[0]
+    if m < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    found = np.empty(0, dtype=np.int64)  # distinct pairs so far, as i * m + j
+    for band in range(b):
+        lo, hi = band * r, band * r + r
+        keys = _band_keys(sub, lo, hi)
+        order = np.argsort(keys).astype(np.int64)
+        bounds = _runs(sub, order, keys[order], lo, hi)
+        if bounds.shape[0] == 0:
+            order, bounds = _exact_groups(sub[:, lo:hi])
+        sizes = np.diff(bounds)
+        keep = sizes > 1
+        count = int((sizes[keep] * (sizes[keep] - 1) // 2).sum())
+        if count == 0:
+            continue
+        if found.shape[0] + count > max_pairs:
+            # a band's pairs may repeat earlier ones: count exactly before giving up
+            if count > max_pairs or _merge_size(found, order, bounds, keep, m) > max_pairs:
+                raise _too_many(b, r, band, int(sizes.max()), max_pairs)
+        se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
+        codes = np.empty(count, dtype=np.int64)
+        _emit_grouped(order, se, m, codes, 0)
+        found = unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True)
+    return np.stack([rows[found // m], rows[found % m]], axis=1)
+
+
+def _merge_size(found, order, bounds, keep, m) -> int:
+    se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
+    sizes = np.diff(bounds)[keep]
+    codes = np.empty(int((sizes * (sizes - 1) // 2).sum()), dtype=np.int64)
+    _emit_grouped(order, se, m, codes, 0)
+    return unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True).shape[0]
+
+
+def _too_many(b: int, r: int, band: int, biggest: int, max_pairs: int) -> TooManyPairsError:
+    return TooManyPairsError(
+        f"banding b={b}, r={r} would give more than {max_pairs:,} candidate pairs (the "
+        f"limit was passed at band {band + 1} of {b}, where {biggest:,} documents share one "
+        "bucket). Many documents are identical on a whole band: use more rows per band "
+        "(a higher effective threshold), remove exact duplicates first, or raise max_pairs"
+    )
+
+
+@njit(cache=True)
+def _emit_grouped(order, se, n, out, pos):
+    for g in range(se.shape[0] // 2):
+        s = se[2 * g]
+        e = se[2 * g + 1]
+        for x in range(s, e):
+            i = order[x]
+            for y in range(x + 1, e):
+                j = order[y]
+                if i < j:
+                    out[pos] = i * n + j
+                else:
+                    out[pos] = j * n + i
+                pos += 1
+    return pos
