@@ -9,7 +9,10 @@ import re
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
-HEADER = "# Benchmark results\n\nWritten by the scripts in `benchmarks/`; each section is replaced when its script runs.\n"
+HEADER = (
+    "# Benchmark results\n\n"
+    "Written by the scripts in `benchmarks/`; each section is replaced when its script runs.\n"
+)
 
 
 def machine() -> str:

@@ -1,0 +1,211 @@
+"""LSH banding: S-curve, exact areas, the tuner against datasketch, candidate pairs."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from datasketch.lsh import _optimal_param
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from support import known_pair
+
+import nearsim as ns
+from nearsim.lsh import TooManyPairsError, _band_keys
+
+
+def exact_areas(t: Fraction, b: int, r: int) -> tuple[Fraction, Fraction]:
+    """FP and FN areas in rational arithmetic: (1 - s^r)^b expanded by the binomial theorem."""
+    fp = t  # integral of 1 over [0, t] minus integral of (1 - s^r)^b
+    fn = Fraction(0)
+    for i in range(b + 1):
+        c = Fraction(math.comb(b, i) * (-1) ** i)
+        e = r * i + 1
+        fp -= c * t**e / e
+        fn += c * (1 - t**e) / e
+    return fp, fn
+
+
+def test_candidate_probability():
+    assert ns.candidate_probability(0.8, 9, 13) == pytest.approx(1 - (1 - 0.8**13) ** 9)
+    s = np.linspace(0, 1, 11)
+    p = ns.candidate_probability(s, 4, 5)
+    assert p.shape == s.shape and p[0] == 0 and p[-1] == 1
+    assert (np.diff(p) > 0).all()
+
+
+@pytest.mark.parametrize(("b", "r"), [(1, 1), (2, 3), (9, 13), (20, 5), (3, 40), (50, 2)])
+@pytest.mark.parametrize("t", ["1/2", "4/5", "1/10", "19/20", "2/3"])
+def test_areas_are_exact(t, b, r):
+    tf = Fraction(t)
+    fp, fn = exact_areas(tf, b, r)
+    assert ns.false_positive_area(float(tf), b, r) == pytest.approx(float(fp), abs=1e-13)
+    assert ns.false_negative_area(float(tf), b, r) == pytest.approx(float(fn), abs=1e-13)
+
+
+def test_tuner_areas_match_single_areas():
+    for choice in ns.tune(0.7, 64)[::17]:
+        assert choice.fp == pytest.approx(
+            ns.false_positive_area(0.7, choice.b, choice.r), abs=1e-12
+        )
+        assert choice.fn == pytest.approx(
+            ns.false_negative_area(0.7, choice.b, choice.r), abs=1e-12
+        )
+
+
+@pytest.mark.parametrize(("b", "r"), [(9, 13), (20, 5), (2, 2), (100, 1)])
+def test_steepest_point_is_where_the_slope_peaks(b, r):
+    s = np.linspace(0, 1, 200_001)
+    slope = np.gradient(ns.candidate_probability(s, b, r), s)
+    assert ns.steepest_point(b, r) == pytest.approx(s[np.argmax(slope)], abs=1e-4)
+    assert ns.effective_threshold(b, r) == pytest.approx((1 / b) ** (1 / r))
+
+
+def test_default_choice():
+    best = ns.tune(0.8, 128)[0]
+    assert (best.b, best.r) == (9, 13)
+    assert best.error == pytest.approx(0.5 * best.fp + 0.5 * best.fn)
+
+
+def test_tune_lists_every_choice_ranked():
+    choices = ns.tune(0.6, 40, 0.3, 0.7)
+    pairs = {(c.b, c.r) for c in choices}
+    assert pairs == {(b, r) for b in range(1, 41) for r in range(1, 41) if b * r <= 40}
+    assert len(choices) == len(pairs)
+    errors = [c.error for c in choices]
+    assert errors[1:] == sorted(errors[1:])
+    assert errors[0] <= min(errors) + 1e-8
+
+
+THRESHOLDS = [0.001, 0.05, 0.1, 0.2, 0.25, 1 / 3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.75, 0.8, 0.85]
+THRESHOLDS += [0.9, 0.95, 0.97, 0.99, 0.999]
+WEIGHTS = [(0.5, 0.5), (0.1, 0.9), (0.9, 0.1), (0.0, 1.0), (1.0, 0.0), (0.0, 0.0), (1.0, 1.0)]
+
+
+@pytest.mark.parametrize("num_perm", [1, 2, 5, 16, 64, 128, 200, 256])
+def test_tune_matches_datasketch_sweep(num_perm):
+    """tune(...)[0] is exactly datasketch MinHashLSH's choice, on a wide sweep."""
+    mismatches = []
+    for t, (wfp, wfn) in itertools.product(THRESHOLDS, WEIGHTS):
+        best = ns.tune(t, num_perm, wfp, wfn)[0]
+        expected = _optimal_param(t, num_perm, wfp, wfn)
+        if (best.b, best.r) != expected:
+            mismatches.append((t, wfp, wfn, (best.b, best.r), expected))
+    assert mismatches == []
+
+
+@given(
+    st.floats(0.01, 0.99),
+    st.integers(1, 160),
+    st.floats(0, 1),
+)
+def test_tune_matches_datasketch_random(t, num_perm, wfp):
+    best = ns.tune(t, num_perm, wfp, 1 - wfp)[0]
+    assert (best.b, best.r) == _optimal_param(t, num_perm, wfp, 1 - wfp)
+
+
+# -- candidate pairs ---------------------------------------------------------------------
+def brute_candidates(sig, b, r, valid=None):
+    out = []
+    for i, j in itertools.combinations(range(sig.shape[0]), 2):
+        if valid is not None and not (valid[i] and valid[j]):
+            continue
+        if any((sig[i, x * r : x * r + r] == sig[j, x * r : x * r + r]).all() for x in range(b)):
+            out.append((i, j))
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
+
+
+@st.composite
+def banded_signatures(draw):
+    n = draw(st.integers(0, 25))
+    k = draw(st.integers(1, 12))
+    sig = draw(hnp.arrays(np.uint32, (n, k), elements=st.integers(0, 2)))
+    b = draw(st.integers(1, k))
+    r = draw(st.integers(1, k // b))
+    valid = draw(st.none() | hnp.arrays(np.bool_, (n,)))
+    return sig, b, r, valid
+
+
+@given(banded_signatures())
+def test_candidate_pairs_equal_brute_force(case):
+    sig, b, r, valid = case
+    got = ns.candidate_pairs(sig, b, r, valid=valid)
+    assert got.dtype == np.int64
+    assert got.tolist() == brute_candidates(sig, b, r, valid).tolist()
+
+
+def test_candidate_pairs_survive_hash_collisions(monkeypatch):
+    """Equal band hashes are checked value by value; a collision never makes a pair."""
+    import nearsim.lsh as lsh
+
+    monkeypatch.setattr(lsh, "_band_keys", lambda sig, lo, hi: np.zeros(sig.shape[0], np.uint64))
+    rng = np.random.default_rng(3)
+    sig = rng.integers(0, 2, size=(40, 6)).astype(np.uint32)
+    assert lsh.candidate_pairs(sig, 3, 2).tolist() == brute_candidates(sig, 3, 2).tolist()
+
+
+def test_band_keys_equal_for_equal_bands():
+    sig = np.array([[1, 2, 3, 4], [1, 2, 9, 9], [7, 7, 3, 4]], dtype=np.uint32)
+    k0 = _band_keys(sig, 0, 2)
+    k1 = _band_keys(sig, 2, 4)
+    assert k0[0] == k0[1] != k0[2]
+    assert k1[0] == k1[2] != k1[1]
+
+
+def test_too_many_pairs_is_a_clear_error():
+    sig = np.zeros((2000, 16), dtype=np.uint32)
+    with pytest.raises(
+        TooManyPairsError, match=r"more than 1,000 candidate pairs.*2,000 documents"
+    ):
+        ns.candidate_pairs(sig, 4, 4, max_pairs=1000)
+    assert issubclass(TooManyPairsError, ValueError)
+    assert ns.candidate_pairs(sig[:10], 4, 4, max_pairs=45).shape == (45, 2)
+
+
+def test_banding_rate_follows_the_s_curve():
+    """Candidate rate at each similarity is within 4 binomial standard errors of P(J)."""
+    rng = np.random.default_rng(99)
+    b, r, per_level = 10, 6, 300
+    mh = ns.MinHasher(b * r, seed=4)
+    for j in (0.3, 0.5, 0.6, 0.7, 0.8, 0.9):
+        docs = []
+        truths = []
+        for q in range(per_level):
+            a, c, jj = known_pair(rng, q, 200, j)
+            docs += [a, c]
+            truths.append(jj)
+        sig = mh.signatures(docs)
+        pairs = {tuple(p) for p in ns.candidate_pairs(sig, b, r).tolist()}
+        hits = sum((2 * q, 2 * q + 1) in pairs for q in range(per_level))
+        p = float(np.mean(ns.candidate_probability(np.array(truths), b, r)))
+        se = math.sqrt(max(p * (1 - p), 1e-4) / per_level)
+        assert abs(hits / per_level - p) < 4 * se + 1e-9, (j, hits / per_level, p)
+
+
+# -- bad input ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: ns.tune(0, 128), "threshold=0.*strictly between 0 and 1"),
+        (lambda: ns.tune(1.0, 128), "threshold=1.0"),
+        (lambda: ns.tune(float("nan"), 128), "threshold=nan"),
+        (lambda: ns.tune("0.5", 128), "threshold='0.5'"),
+        (lambda: ns.tune(0.5, 0), "num_perm=0"),
+        (lambda: ns.tune(0.5, 128, fp_weight=1.5), "fp_weight=1.5.*from 0 to 1"),
+        (lambda: ns.tune(0.5, 128, fn_weight=-0.1), "fn_weight=-0.1"),
+        (lambda: ns.candidate_probability(0.5, 0, 3), "bands b=0"),
+        (lambda: ns.candidate_probability(0.5, 2, 0), "rows per band r=0"),
+        (lambda: ns.candidate_probability(1.5, 2, 2), "s=1.5"),
+        (lambda: ns.false_positive_area(0.5, 2, -1), "r=-1"),
+        (lambda: ns.false_negative_area(2, 2, 2), "threshold=2"),
+        (lambda: ns.candidate_pairs(np.zeros((4, 8), np.uint32), 3, 3), "3 × 3 = 9.*num_perm=8"),
+        (lambda: ns.candidate_pairs(np.zeros(8, np.uint32), 2, 2), "2-D"),
+        (lambda: ns.candidate_pairs(np.zeros((4, 8)), 2, 2), "integer array"),
+        (lambda: ns.candidate_pairs(np.zeros((4, 8), np.uint32), 2, 2, valid=[True]), "valid"),
+    ],
+)
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,291 @@
+"""MinHash: hashing equals the reference arithmetic; the estimator matches theory."""
+
+import math
+
+import mmh3
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import known_pair
+
+import nearsim as ns
+from nearsim.minhash import MERSENNE_P, correct_one_byte
+
+K = 128
+P = 2**31 - 1
+
+
+def reference_signature(mh: ns.MinHasher, shingles: list[str]) -> list[int]:
+    """The definition, in Python integers."""
+    if not shingles:
+        return [2**32 - 1] * mh.num_perm
+    xs = [mmh3.hash(s.encode("utf-8"), 0, signed=False) for s in shingles]
+    return [min((int(a) * x + int(b)) % P for x in xs) for a, b in zip(mh.a, mh.b, strict=True)]
+
+
+# -- hashing --------------------------------------------------------------------------
+def test_parameters_are_in_range_and_seeded():
+    mh = ns.MinHasher(num_perm=K, seed=7)
+    assert mh.a.dtype == np.uint64 and mh.b.dtype == np.uint64
+    assert mh.a.shape == mh.b.shape == (K,)
+    assert ((mh.a >= 1) & (mh.a < P)).all() and (mh.b < P).all()
+    again = ns.MinHasher(num_perm=K, seed=7)
+    assert (again.a == mh.a).all() and (again.b == mh.b).all()
+    other = ns.MinHasher(num_perm=K, seed=8)
+    assert (other.a != mh.a).any()
+
+
+@given(st.lists(st.text(max_size=12), max_size=20))
+def test_base_hash_is_mmh3(shingles):
+    got = ns.MinHasher(8).base_hash(shingles)
+    assert got.dtype == np.uint32
+    assert got.tolist() == [mmh3.hash(s.encode("utf-8"), 0, signed=False) for s in shingles]
+
+
+@given(
+    st.lists(st.lists(st.text(max_size=8), max_size=15), max_size=6),
+    st.integers(0, 2**32),
+    st.integers(1, 40),
+)
+def test_signatures_equal_python_integer_arithmetic(docs, seed, num_perm):
+    mh = ns.MinHasher(num_perm=num_perm, seed=seed)
+    sig = mh.signatures(docs)
+    assert sig.dtype == np.uint32 and sig.shape == (len(docs), num_perm)
+    for row, doc in zip(sig, docs, strict=True):
+        assert row.tolist() == reference_signature(mh, doc)
+
+
+def test_extreme_hash_values_reduce_correctly():
+    """a, b and x at their maxima exercise the Mersenne folds' carries."""
+    mh = ns.MinHasher(num_perm=4, seed=0)
+    mh.a[:] = [P - 1, P - 1, 1, 2**30]
+    mh.b[:] = [P - 1, 0, P - 1, 12345]
+    mh._a32, mh._b32 = mh.a.astype(np.uint32), mh.b.astype(np.uint32)
+    # find shingles whose base hash is large, near 2**32 - 1 and near multiples of p
+    pool = [f"s{i}" for i in range(200_000)]
+    xs = mh.base_hash(pool).astype(np.int64)
+    picks = [pool[int(np.argmax(xs))], pool[int(np.argmin(np.abs(xs - P)))], "x"]
+    for s in picks:
+        assert mh.signature([s]).tolist() == reference_signature(mh, [s])
+
+
+def test_no_shingles_gives_all_max():
+    mh = ns.MinHasher(16)
+    assert (mh.signature([]) == 2**32 - 1).all()
+    assert (mh.text_signatures(["", "   "]) == 2**32 - 1).all()
+
+
+def test_signature_is_a_row_of_signatures():
+    mh = ns.MinHasher(32, seed=3)
+    docs = [["a", "b"], [], ["ccc", "a"]]
+    sigs = mh.signatures(docs)
+    for d, doc in enumerate(docs):
+        assert (mh.signature(doc) == sigs[d]).all()
+
+
+UNICODE_TEXTS = [
+    "Café crème, naïve façade — déjà vu.",
+    "東京都の新しい図書館が本日開館しました。",
+    "Launch day 🚀🚀 with emoji 👩‍👩‍👧 and flags 🇳🇱",
+    "שלום עולם, مرحبا بالعالم",
+    "ΟΔΟΣ Σίσυφος",
+    "",
+    "   ",
+    "short",
+    "Zero\u200bwidth and\u00a0non-breaking\u2003spaces",
+    "a\x00b nul byte",
+]
+
+
+@pytest.mark.parametrize("kind", ["char", "word"])
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 9])
+@pytest.mark.parametrize(
+    "norm",
+    [
+        {},
+        {"lowercase": False},
+        {"remove_punctuation": True},
+        {"collapse_whitespace": False},
+        {"lowercase": False, "remove_punctuation": True, "collapse_whitespace": False},
+    ],
+)
+def test_text_signatures_equal_slow_path_on_unicode(kind, k, norm):
+    mh = ns.MinHasher(64, seed=11)
+    opts = {"kind": kind, "k": k, **norm}
+    slow = mh.signatures([ns.shingles(t, **opts) for t in UNICODE_TEXTS])
+    fast = mh.text_signatures(UNICODE_TEXTS, **opts)
+    assert fast.dtype == np.uint32
+    assert (fast == slow).all()
+
+
+@given(
+    st.lists(st.text(max_size=40), max_size=8),
+    st.sampled_from(["char", "word"]),
+    st.integers(1, 6),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_text_signatures_equal_slow_path_property(texts, kind, k, lower, punct, collapse):
+    mh = ns.MinHasher(16, seed=5)
+    opts = {
+        "kind": kind,
+        "k": k,
+        "lowercase": lower,
+        "remove_punctuation": punct,
+        "collapse_whitespace": collapse,
+    }
+    slow = mh.signatures([ns.shingles(t, **opts) for t in texts])
+    assert (mh.text_signatures(texts, **opts) == slow).all()
+
+
+def test_one_byte_signatures_are_low_bytes():
+    mh = ns.MinHasher(64, seed=2)
+    docs = [ns.shingles(t) for t in UNICODE_TEXTS]
+    full = mh.signatures(docs)
+    small = mh.signatures(docs, one_byte=True)
+    assert small.dtype == np.uint8 and small.nbytes == len(docs) * 64
+    assert (small == (full & 0xFF)).all()
+    assert (mh.text_signatures(UNICODE_TEXTS, one_byte=True) == small).all()
+
+
+def test_winners_explain_the_signature():
+    mh = ns.MinHasher(K, seed=1)
+    doc = ns.shingles("the quick brown fox jumps over the lazy dog")
+    table = mh.winners(doc, positions=16)
+    assert list(table.columns) == ["position", "shingle", "index", "hash", "value"]
+    sig = mh.signature(doc)
+    assert (table["value"].to_numpy() == sig[:16]).all()
+    for _, row in table.iterrows():
+        assert doc[row["index"]] == row["shingle"]
+        x = mmh3.hash(row["shingle"].encode(), 0, signed=False)
+        a, b = int(mh.a[row["position"]]), int(mh.b[row["position"]])
+        assert (a * x + b) % MERSENNE_P == row["value"]
+    assert mh.winners([], 4).empty
+
+
+# -- the estimator ----------------------------------------------------------------------
+def standardized_errors(estimates, truths, k):
+    e = np.asarray(estimates) - np.asarray(truths)
+    sd = np.sqrt(np.asarray(truths) * (1 - np.asarray(truths)) / k)
+    return e, e / sd
+
+
+def test_estimator_600_pairs_fresh_seeds():
+    """Seed 002's test: mean error < 0.01, spread at most 30% above sqrt(J(1-J)/k).
+
+    With k = 128 a single estimate has sd <= 0.044, so the mean of 600 errors has sd
+    <= 0.0018: 0.01 is over five standard deviations. The root mean square of the
+    standardized errors estimates the spread ratio with sd about 1/sqrt(2·600) = 0.03, so
+    the bounds 0.7 and 1.3 are ten standard deviations away from the expected 1.
+    """
+    rng = np.random.default_rng(2024)
+    est, truth = [], []
+    for i in range(600):
+        a, b, j = known_pair(rng, i, int(rng.integers(60, 400)), float(rng.uniform(0.1, 0.95)))
+        mh = ns.MinHasher(K, seed=10_000 + i)
+        sa, sb = mh.signatures([a, b])
+        est.append(ns.estimate_jaccard(sa, sb))
+        truth.append(j)
+    err, z = standardized_errors(est, truth, K)
+    assert abs(err.mean()) < 0.01
+    spread = math.sqrt(np.mean(z**2))
+    assert 0.7 <= spread <= 1.3
+
+
+@pytest.mark.parametrize("j", [0.2, 0.5, 0.8])
+def test_estimator_200_seeds_fixed_pair(j):
+    """Over 200 seeds the estimate's mean is J within 4 standard errors of the mean, and its
+    standard deviation is within 30% of sqrt(J(1-J)/k) (sd of a 200-sample sd ratio ≈ 0.05).
+    """
+    rng = np.random.default_rng(int(j * 100))
+    a, b, jj = known_pair(rng, 0, 300, j)
+    ests = []
+    for seed in range(200):
+        sa, sb = ns.MinHasher(K, seed=seed).signatures([a, b])
+        ests.append(ns.estimate_jaccard(sa, sb))
+    theory = ns.standard_error(jj, K)
+    assert abs(np.mean(ests) - jj) < 4 * theory / math.sqrt(200)
+    assert 0.7 * theory <= np.std(ests, ddof=1) <= 1.3 * theory
+
+
+@pytest.mark.parametrize("j", [0.1, 0.3, 0.6])
+def test_one_byte_estimator_is_unbiased(j):
+    """The corrected 1-byte estimate has mean J within 4 of its standard errors.
+
+    1,000 seeds × 1,024 positions make the standard error of the mean about 0.0005, small
+    enough that the uncorrected share — biased upwards by (1 − J)/256 ≥ 0.0016 — fails the
+    same test, so the test has the power to see the correction.
+    """
+    k, seeds = 1024, 1000
+    rng = np.random.default_rng(7 + int(j * 10))
+    a, b, jj = known_pair(rng, 1, 300, j)
+    ests = np.empty(seeds)
+    for seed in range(seeds):
+        sa, sb = ns.MinHasher(k, seed=seed).signatures([a, b], one_byte=True)
+        ests[seed] = ns.estimate_jaccard(sa, sb)
+    tol = 4 * ns.standard_error(jj, k, one_byte=True) / math.sqrt(seeds)
+    assert abs(ests.mean() - jj) < tol
+    raw = ests * (1 - 1 / 256) + 1 / 256  # undo the correction (no clipping at these J)
+    assert abs(raw.mean() - jj) > tol
+
+
+def test_one_byte_correction_formula():
+    assert correct_one_byte(1.0) == 1.0
+    assert correct_one_byte(1 / 256) == 0.0
+    assert correct_one_byte(0.0) == 0.0  # clipped
+    assert correct_one_byte(0.5 + 0.5 / 256) == pytest.approx(0.5)
+
+
+def test_estimate_pairs_matches_single_estimates():
+    rng = np.random.default_rng(0)
+    sig = rng.integers(0, 4, size=(30, 64)).astype(np.uint32)
+    pairs = np.array([[0, 1], [2, 29], [5, 5]])
+    got = ns.estimate_pairs(sig, pairs)
+    assert got.tolist() == [ns.estimate_jaccard(sig[i], sig[j]) for i, j in pairs]
+
+
+def test_standard_error():
+    assert ns.standard_error(0.5, 100) == pytest.approx(0.05)
+    assert ns.standard_error(0.0, 128) == 0.0
+    assert ns.standard_error(np.array([0.36, 1.0]), 64).tolist() == pytest.approx([0.06, 0.0])
+
+
+# -- bad input --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"num_perm": 0}, "num_perm=0.*1 to 65536"),
+        ({"num_perm": -5}, "num_perm=-5"),
+        ({"num_perm": 2.0}, "num_perm=2.0"),
+        ({"num_perm": 10**9}, "num_perm=1000000000"),
+        ({"seed": -1}, "seed=-1.*>= 0"),
+        ({"seed": "x"}, "seed='x'"),
+    ],
+)
+def test_bad_minhasher_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ns.MinHasher(**kwargs)
+
+
+def test_bad_inputs_name_the_problem():
+    mh = ns.MinHasher(8)
+    with pytest.raises(ValueError, match="document 1 is a str"):
+        mh.signatures([["a"], "not a list"])
+    with pytest.raises(ValueError, match="shingle of type int"):
+        mh.signatures([["a", 3]])
+    with pytest.raises(ValueError, match="single str"):
+        mh.text_signatures("one text")
+    with pytest.raises(ValueError, match="document 0 is a bytes"):
+        mh.text_signatures([b"x"])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        mh.text_signatures(["bad \ud800 text"])
+    with pytest.raises(ValueError, match="different widths"):
+        ns.estimate_jaccard(np.zeros(8, np.uint32), np.zeros(9, np.uint32))
+    with pytest.raises(ValueError, match="j=1.5"):
+        ns.standard_error(1.5, 8)
+    with pytest.raises(ValueError, match="num_perm=0"):
+        ns.standard_error(0.5, 0)
+    with pytest.raises(ValueError, match="kind 'x'"):
+        mh.text_signatures(["a"], kind="x")
