@@ -235,8 +235,7 @@ def _read_rows(text: str, delimiter: str) -> list[tuple[int, list[str]]]:
                 rows.append((number, fields))
     except csv.Error as exc:
         raise ValueError(
-            f"the CSV file is malformed near line {reader.line_num} ({exc}); "
-            "is a quote left open?"
+            f"the CSV file is malformed near line {reader.line_num} ({exc}); is a quote left open?"
         ) from exc
     return rows
 
@@ -268,7 +267,8 @@ def _sniff_delimiter(text: str) -> str:
     if len(text) > len(sample) and "\n" in sample:
         sample = sample[: sample.rindex("\n")]
     try:
-        proposed = csv.Sniffer().sniff(sample, delimiters="".join(CSV_DELIMITERS)).delimiter
+        head = sample[:8192]  # the Sniffer's regular expressions slow down on long samples
+        proposed = csv.Sniffer().sniff(head, delimiters="".join(CSV_DELIMITERS)).delimiter
     except csv.Error:
         proposed = None
     scores = {d: _sample_score(sample, d) for d in CSV_DELIMITERS}
@@ -449,9 +449,7 @@ def read_csv_column_rows(
             f"column {names[index]!r} of the CSV file has no text: all {len(records)} of its "
             f"cells are empty; the file's columns are {_names_list(names)}"
         )
-    return pd.DataFrame(
-        {"row": np.asarray(rows, dtype=np.int64), "text": texts}
-    )
+    return pd.DataFrame({"row": np.asarray(rows, dtype=np.int64), "text": texts})
 
 
 def read_csv_column(
@@ -489,19 +487,19 @@ def read_csv_column(
 # Files: .txt, .md, .html
 # --------------------------------------------------------------------------------------
 
-_DROPPED_TAGS = (
+_DROPPED_TAGS = frozenset((
     "script", "style", "noscript", "template", "nav", "header", "footer", "aside",
     "head", "title", "iframe", "object", "embed", "canvas", "video", "audio",
-)  # fmt: skip
+))  # fmt: skip
 _DROPPED_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary"})
-_BLOCK_TAGS = (
+_BLOCK_TAGS = frozenset((
     "address", "article", "blockquote", "body", "caption", "center", "dd", "details",
     "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "form", "h1", "h2",
     "h3", "h4", "h5", "h6", "hgroup", "hr", "html", "legend", "li", "main", "menu", "ol",
     "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
     "option", "textarea",
-)  # fmt: skip
-_CELL_TAGS = ("td", "th")
+))  # fmt: skip
+_CELL_TAGS = frozenset(("td", "th"))
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s+")
 _BROWSER_CHARSETS = {"iso8859-1": "cp1252", "ascii": "cp1252", "latin-1": "cp1252"}
@@ -562,33 +560,35 @@ def html_to_text(markup: str) -> str:
         One line per block of text, no empty lines; ``""`` if nothing is visible.
     """
     from bs4 import BeautifulSoup
-    from bs4.element import Comment, Declaration, Doctype, NavigableString, ProcessingInstruction
+    from bs4.element import NavigableString, PreformattedString, Tag
 
     if not isinstance(markup, str):
         raise ValueError(f"markup must be a str, got {type(markup).__name__}")
     soup = BeautifulSoup(markup, "html.parser")
-    for node in soup.find_all(
-        string=lambda s: isinstance(s, Comment | Declaration | Doctype | ProcessingInstruction)
-    ):
-        node.extract()
-    for tag in soup.find_all(_DROPPED_TAGS):
-        tag.extract()
-    for tag in soup.find_all(_is_hidden):
-        tag.extract()
-    for node in soup.find_all(string=True):
-        if node.find_parent(("pre", "textarea")) is None:
-            collapsed = _WHITESPACE.sub(" ", node)
-            if collapsed != node:
-                node.replace_with(NavigableString(collapsed))
-    for tag in soup.find_all("br"):
-        tag.replace_with(NavigableString("\n"))
-    for tag in soup.find_all(_BLOCK_TAGS):
-        tag.insert(0, NavigableString("\n"))
-        tag.append(NavigableString("\n"))
-    for tag in soup.find_all(_CELL_TAGS):
-        tag.insert(0, NavigableString(" "))
-        tag.append(NavigableString(" "))
-    lines = (" ".join(line.split()) for line in soup.get_text().split("\n"))
+    # Walk the tree without changing it (changing it costs time linear in the number of
+    # siblings per change). The stack holds (node, inside <pre>/<textarea>, closing?).
+    pieces: list[str] = []
+    stack: list[tuple[object, bool, bool]] = [(soup, False, False)]
+    while stack:
+        node, keep_space, closing = stack.pop()
+        if closing:
+            pieces.append(" " if node.name in _CELL_TAGS else "\n")
+        elif isinstance(node, NavigableString):
+            if not isinstance(node, PreformattedString):  # comments, CDATA, doctype...
+                pieces.append(str(node) if keep_space else _WHITESPACE.sub(" ", node))
+        elif isinstance(node, Tag):
+            name = node.name
+            if name in _DROPPED_TAGS or _is_hidden(node):
+                continue
+            if name == "br":
+                pieces.append("\n")
+                continue
+            if name in _BLOCK_TAGS or name in _CELL_TAGS:
+                pieces.append(" " if name in _CELL_TAGS else "\n")
+                stack.append((node, keep_space, True))
+            inner = keep_space or name in ("pre", "textarea")
+            stack.extend((child, inner, False) for child in reversed(node.contents))
+    lines = (" ".join(line.split()) for line in "".join(pieces).split("\n"))
     return "\n".join(line for line in lines if line)
 
 
@@ -820,18 +820,15 @@ _LEADS = (
     "{p} won the {c} {race} on {d} in {n1} hours and {n2} minutes, a course record.",
     "Heavy {wx} closed {n2} roads around {c} on {d}, and forecasters expect more "
     "through the weekend.",
-    "Temperatures in {c} reached {deg} degrees on {d}, the highest reading for {mo} since "
-    "{year}.",
+    "Temperatures in {c} reached {deg} degrees on {d}, the highest reading for {mo} since {year}.",
     "Researchers at the University of {c} said on {d} that {finding}.",
     "A study of {n3} {group} in {c} suggests that {finding}, a report published on {d} said.",
     "The hospital in {c} opened a new {ward} on {d} after a renovation costing {money}.",
     "Police in {c} arrested {n1} people on {d} after the theft of {loot} from a {place}.",
     "A court in {c} ordered {co} on {d} to pay {money} to {n3} former workers.",
-    "A fire at a {place} on {street} in {c} forced {n2} people from their homes early "
-    "on {d}.",
+    "A fire at a {place} on {street} in {c} forced {n2} people from their homes early on {d}.",
     "The {c} {venue} will reopen on {mo} {day} with an exhibition of {art} by {p}.",
-    "{p}'s new novel, {title}, sold {n3} copies in its first week, the publisher said "
-    "on {d}.",
+    "{p}'s new novel, {title}, sold {n3} copies in its first week, the publisher said on {d}.",
     "The {fest} festival in {c} drew {n4} visitors over {n1} days, organisers said on {d}.",
     "Trains between {c} and {c2} were cancelled on {d} after {cause}.",
     "The new bridge over the {river} in {c} opened to traffic on {d}, {n1} months late.",
@@ -851,7 +848,7 @@ _FOLLOWS = (
     "Full figures will be published on {d2}.",
     "Residents have been asked to {advice} until further notice.",
     "About {n5} people came to a public meeting about it on {d2} evening.",
-    "\"We have waited {n6} years for this,\" said {p2}, who lives nearby.",
+    '"We have waited {n6} years for this," said {p2}, who lives nearby.',
     "The previous record was set in {year} by {p2}.",
     "{org} said it would appeal against the ruling.",
     "Tickets go on sale on {mo2} {day2} and cost {price} each.",

@@ -128,9 +128,7 @@ class FieldSpec:
         ValueError
             Naming the field, the value and what is accepted.
         """
-        bad = ValueError(
-            f"{self.name}={_repr(value)} is not accepted; accepted: {self.accepted()}"
-        )
+        bad = ValueError(f"{self.name}={_repr(value)} is not accepted; accepted: {self.accepted()}")
         if self.kind == "choice":
             if not isinstance(value, str) or value not in self.choices:
                 raise bad
@@ -456,8 +454,7 @@ class Settings:
         if not isinstance(params, Mapping):
             if not callable(getattr(params, "items", None)):
                 raise ValueError(
-                    "params must be a mapping of query keys to values, got "
-                    f"{type(params).__name__}"
+                    f"params must be a mapping of query keys to values, got {type(params).__name__}"
                 )
             params = dict(params.items())
         values: dict[str, Any] = {}
