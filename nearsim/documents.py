@@ -212,6 +212,7 @@ def parse_paste(text: str) -> list[str]:
 
 _CSV_FIELD_LOCK = threading.Lock()
 _HEADER_MAX_CHARS = 200
+_EXCEL_SEP = re.compile(r"sep=([,;\t|])[^\S\n]*\n")
 
 
 def _raise_field_limit(size: int) -> None:
@@ -317,7 +318,11 @@ def _parse_csv(data: object, max_bytes: object) -> tuple[list[str], list[tuple[i
     text, encoding = _decode(data)
     if not text.strip():
         raise ValueError("the CSV file is empty; it needs a header row and at least one data row")
-    delimiter = _sniff_delimiter(text)
+    excel_sep = _EXCEL_SEP.match(text)
+    if excel_sep:  # Excel's "sep=;" first line names the delimiter; Excel hides the line
+        delimiter, text = excel_sep.group(1), text[excel_sep.end() :]
+    else:
+        delimiter = _sniff_delimiter(text)
     _raise_field_limit(len(text) + 1)
     rows = _read_rows(text, delimiter)
     found = f"(read as {encoding}, delimiter {delimiter!r})"
@@ -383,9 +388,10 @@ def csv_columns(data: bytes, *, max_bytes: int | None = MAX_CSV_BYTES) -> list[s
     Parameters
     ----------
     data : bytes
-        The raw file. UTF-8 (BOM or not), else Windows-1252, else Latin-1; delimiter
-        ``,`` ``;`` tab or ``|`` (detected); quoted fields may hold delimiters, quotes
-        (doubled) and line breaks.
+        The raw file. UTF-8 (BOM or not), else Windows-1252, else Latin-1 (UTF-16 with
+        a BOM too); delimiter ``,`` ``;`` tab or ``|``, detected (or named by an Excel
+        ``sep=`` first line); quoted fields may hold delimiters, quotes (doubled) and
+        line breaks. Blank lines are skipped.
     max_bytes : int or None
         Largest accepted file size in bytes (default 50,000,000); None for no limit.
 

@@ -229,6 +229,13 @@ def test_csv_latin1_file():
     assert read_csv_column(data, "comment") == ["très bien, merci", "ça va"]
 
 
+def test_csv_excel_sep_line():
+    data = b"sep=;\r\nname;text\r\na;x, y\r\nb;z\r\n"
+    assert csv_columns(data) == ["name", "text"]
+    assert read_csv_column_rows(data, "text")["row"].tolist() == [2, 3]
+    assert read_csv_column(data, "text") == ["x, y", "z"]
+
+
 def test_csv_single_column_with_unquoted_commas():
     data = b"text\nHello, world\nfoo; bar, baz\n"
     assert csv_columns(data) == ["text"]
