@@ -7,7 +7,8 @@ p = 2**31 − 1 (a Mersenne prime), 1 <= a_i < p and 0 <= b_i < p drawn from
 document's shingles. Two signatures agree at a position with probability equal to the
 Jaccard similarity of the two shingle sets, so the share of equal positions estimates it.
 
-The products a_i·x are below 2**63 and the reduction mod p uses the Mersenne identity
+The kernel reduces x mod p once per shingle (which leaves every h_i(x) unchanged), so
+a_i·x + b_i stays below 2**62, and the reduction mod p uses the Mersenne identity
 2**31 ≡ 1 (mod p) — shifts, masks and adds only — so the compiled kernel vectorises.
 """
 
@@ -35,24 +36,31 @@ _S31 = np.uint64(31)
 
 
 @njit(cache=True, inline="always")
-def _permuted(a, b, xx):
-    """(a·x + b) mod p as uint32 for a, b < p and x < 2**32, without division.
+def _mod_p(x):
+    """x mod p for x < 2**32 (one fold: 2**31 ≡ 1 mod p, then one subtraction)."""
+    y = (np.uint64(x) & _P) + (np.uint64(x) >> _S31)
+    return y - _P if y >= _P else y
 
-    a·x + b < 2**63. Two folds with 2**31 ≡ 1 (mod p) leave a value <= p + 3; the last
-    subtraction wraps below zero exactly when it is not needed, so ``min`` picks right.
+
+@njit(cache=True, inline="always")
+def _permuted(a, b, xm):
+    """(a·x + b) mod p as uint32, given xm = x mod p, without division.
+
+    With a, b, xm < p the sum v = a·xm + b is below 2**62, so one fold
+    (v & p) + (v >> 31) leaves a value below 2p that fits 32 bits; the last subtraction
+    wraps below zero exactly when it is not needed, so ``min`` picks the right one. All
+    of it runs in 32- and 64-bit vector lanes.
     """
-    v = np.uint64(a) * xx + np.uint64(b)
-    v = (v & _P) + (v >> _S31)
-    v = (v & _P) + (v >> _S31)
-    w = np.uint32(v)
+    v = np.uint64(a) * xm + np.uint64(b)
+    w = np.uint32((v & _P) + (v >> _S31))
     return min(w, np.uint32(w - _P32))
 
 
 @njit(cache=True, inline="always")
 def _update(mins, a, b, x):
-    xx = np.uint64(x)
+    xm = _mod_p(x)
     for i in range(mins.shape[0]):
-        mins[i] = min(mins[i], _permuted(a[i], b[i], xx))
+        mins[i] = min(mins[i], _permuted(a[i], b[i], xm))
 
 
 @njit(cache=True, parallel=True)

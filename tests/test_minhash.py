@@ -289,3 +289,16 @@ def test_bad_inputs_name_the_problem():
         ns.standard_error(0.5, 0)
     with pytest.raises(ValueError, match="kind 'x'"):
         mh.text_signatures(["a"], kind="x")
+
+
+def test_kernel_reduction_at_the_edges():
+    """The vectorised reduction equals (a·x + b) mod p at every boundary of its folds."""
+    from nearsim.minhash import _update
+
+    edges = [0, 1, P - 1, P, P + 1, 2**31, 2 * P - 1, 2 * P, 2**32 - 2, 2**32 - 1]
+    a = np.array([1, 2, P - 2, P - 1, 2**30, 12345], dtype=np.uint32)
+    b = np.array([0, P - 1, 1, P - 1, 2**30, 0], dtype=np.uint32)
+    for x in edges:
+        mins = np.full(a.shape[0], 2**32 - 1, dtype=np.uint32)
+        _update(mins, a, b, np.uint32(x))
+        assert mins.tolist() == [(int(ai) * x + int(bi)) % P for ai, bi in zip(a, b, strict=True)]
