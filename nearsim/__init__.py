@@ -5,6 +5,15 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 ``app.py`` is a thin layer over this package; nothing here imports Streamlit.
 """
 
+from .documents import (
+    csv_columns,
+    example_corpus,
+    html_to_text,
+    parse_paste,
+    read_csv_column,
+    read_csv_column_rows,
+    read_document_file,
+)
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .lsh import (
     Choice,
@@ -18,24 +27,34 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "FIELD_SPECS",
     "Choice",
     "Evaluation",
     "MinHasher",
+    "Settings",
     "TooManyPairsError",
     "candidate_pairs",
     "candidate_probability",
+    "csv_columns",
     "effective_threshold",
     "estimate_jaccard",
     "estimate_pairs",
     "evaluate",
+    "example_corpus",
     "false_negative_area",
     "false_positive_area",
+    "html_to_text",
+    "parse_paste",
     "rate_by_band",
+    "read_csv_column",
+    "read_csv_column_rows",
+    "read_document_file",
     "shingles",
     "standard_error",
     "steepest_point",

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from ._hashing import doc_shingle_spans, flatten, flatten_texts, murmur3_32
+from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
 
 MERSENNE_P = (1 << 31) - 1
 EMPTY = np.uint32(0xFFFFFFFF)
@@ -220,7 +220,8 @@ class MinHasher:
         Parameters
         ----------
         shingle_lists : iterable of sequences of str, length n
-            Each document's shingles (``nearsim.shingles(text)``).
+            Each document's shingles (``nearsim.shingles(text)``), or the
+            ``FlatShingles`` that ``nearsim._hashing.text_shingles`` cuts from raw texts.
         one_byte : bool
             Keep only the lowest 8 bits of each value (k bytes per document). Estimate
             with :func:`estimate_jaccard`, which corrects uint8 signatures for chance
@@ -231,7 +232,7 @@ class MinHasher:
         ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
             Row d equals ``signature(shingle_lists[d])``.
         """
-        flat = flatten(shingle_lists)
+        flat = shingle_lists if isinstance(shingle_lists, FlatShingles) else flatten(shingle_lists)
         out, mask = self._empty_out(flat.n_docs, one_byte)
         _signatures_flat(
             flat.buf, flat.starts, flat.ends, flat.doc_offsets, self._a32, self._b32, mask, out

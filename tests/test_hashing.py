@@ -1,0 +1,60 @@
+"""The compiled shingle cutter and hashing helpers shared by MinHash, the join and SimHash."""
+
+import mmh3
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nearsim as ns
+from nearsim._hashing import decode, flatten, text_shingles
+
+TEXTS = [
+    "Hello world, this is a test",
+    "héllo wörld 日本語のテキスト 🎉 emoji",
+    "",
+    "abc",
+    "  spaced   out  text  ",
+    "ΟΔΟΣ σ",
+    "\t\n",
+    "a\x00b\x00c nul",
+    "abcabcabc abc abc abc",
+    "to be or not to be to be",
+    "aaaaaaaaaaaaaaaaaaaaaaaa",
+]
+OPTIONS = [
+    {"kind": kind, "k": k, "collapse_whitespace": cw, "remove_punctuation": rp}
+    for kind, ks in (("char", (1, 3, 5)), ("word", (1, 2, 5)))
+    for k in ks
+    for cw in (True, False)
+    for rp in (True, False)
+]
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=str)
+def test_text_shingles_equal_python_shingles(opts):
+    flat = text_shingles(TEXTS, **opts)
+    for d, text in enumerate(TEXTS):
+        assert decode(flat, d) == ns.shingles(text, **opts)
+
+
+@given(st.lists(st.text(max_size=50), max_size=6), st.integers(1, 6), st.booleans())
+def test_text_shingles_property(texts, k, word):
+    opts = {"kind": "word" if word else "char", "k": k}
+    flat = text_shingles(texts, **opts)
+    assert [decode(flat, d) for d in range(len(texts))] == [ns.shingles(t, **opts) for t in texts]
+
+
+def test_signatures_from_cut_shingles_equal_signatures_from_lists():
+    mh = ns.MinHasher(32, seed=9)
+    lists = [ns.shingles(t) for t in TEXTS]
+    assert (mh.signatures(text_shingles(TEXTS)) == mh.signatures(lists)).all()
+
+
+@given(st.lists(st.lists(st.text(max_size=6), max_size=8), max_size=6))
+def test_flatten_round_trips_and_hashes(docs):
+    flat = flatten(docs)
+    assert [decode(flat, d) for d in range(len(docs))] == docs
+    expected = [mmh3.hash(s.encode(), 7, signed=False) for doc in docs for s in doc]
+    assert flat.hashes(7).tolist() == expected
+    assert flat.hashes(7).dtype == np.uint32
