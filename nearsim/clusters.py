@@ -1,0 +1,275 @@
+"""Clusters: transitive groups of accepted pairs, and a check against each cluster's first.
+
+Accepted pairs (LSH candidates that passed the estimate, exact pairs, SimHash pairs) link
+documents; a cluster is a connected component of that graph, found with
+``scipy.sparse.csgraph.connected_components``.
+
+Labels are friendly and deterministic: clusters are numbered 0, 1, 2, … in the order of
+their smallest member, so document 0 is always in cluster 0, and a document's label never
+exceeds its own index. The same pairs in any order give the same labels.
+
+Clusters are transitive: a chain of small edits A → B → C → D puts A and D in one cluster
+even when they have little in common. :func:`check_clusters` compares every member with
+its cluster's first document (smallest index) by exact Jaccard and detaches those below the
+threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from ._hashing import FlatShingles, decode
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n={n!r} is not accepted; use an integer >= 0 (the number of documents)")
+    return int(n)
+
+
+def _pairs(pairs, n: int) -> np.ndarray:
+    if isinstance(pairs, pd.DataFrame):
+        if not {"i", "j"} <= set(pairs.columns):
+            raise ValueError(
+                "pairs as a DataFrame needs columns i and j, "
+                f"got {', '.join(map(str, pairs.columns))}"
+            )
+        arr = pairs[["i", "j"]].to_numpy()
+    else:
+        try:
+            arr = np.asarray(pairs)
+        except (TypeError, ValueError):
+            raise ValueError("pairs must be an integer array of shape (m, 2)") from None
+    if arr.size == 0 and arr.ndim <= 2 and (arr.ndim < 2 or arr.shape[1] in (0, 2)):
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (m, 2), got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"pairs must hold integer document numbers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"pairs refers to document {arr.max()}, but n={n}")
+    arr = arr.astype(np.int64, copy=False)
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < 0 or hi >= n:
+        bad = lo if lo < 0 else hi
+        raise ValueError(
+            f"pairs refers to document {bad}, but n={n}; accepted: 0 to {n - 1}"
+            if n
+            else f"pairs refers to document {bad}, but n=0 (no documents)"
+        )
+    return arr
+
+
+def _friendly(labels: np.ndarray) -> np.ndarray:
+    """Renumber labels so clusters count up in the order of their smallest member."""
+    n = labels.shape[0]
+    if n == 0:
+        return labels.astype(np.int64)
+    order = np.argsort(labels, kind="stable")  # members of a label in index order
+    sl = labels[order]
+    starts = np.flatnonzero(np.concatenate([[True], sl[1:] != sl[:-1]]))
+    first = order[starts]  # smallest member of each label
+    rank = np.empty(first.shape[0], dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0], dtype=np.int64)
+    sizes = np.diff(np.append(starts, n))
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.repeat(rank, sizes)
+    return out
+
+
+def clusters(n: int, pairs) -> np.ndarray:
+    """Cluster label of every document: the connected components of the pairs.
+
+    Parameters
+    ----------
+    n : int
+        Number of documents (>= 0).
+    pairs : array_like of int, shape (m, 2), or DataFrame with columns i, j
+        Accepted pairs; each row links two documents 0 <= i, j < n (order within a row
+        and repeats do not matter).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Labels 0 .. c − 1 numbered in the order of each cluster's smallest member: document
+        0 has label 0, and the next document not in cluster 0 starts cluster 1, and so on.
+        A document in no pair is alone in its cluster.
+
+    Examples
+    --------
+    >>> clusters(5, [[3, 4], [1, 3]]).tolist()
+    [0, 1, 2, 1, 1]
+    """
+    n = _check_n(n)
+    arr = _pairs(pairs, n)
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    data = np.ones(arr.shape[0], dtype=np.int8)
+    graph = coo_matrix((data, (arr[:, 0], arr[:, 1])), shape=(n, n)).tocsr()
+    _, labels = connected_components(graph, directed=True, connection="weak")
+    return _friendly(np.asarray(labels, dtype=np.int64))
+
+
+def _check_labels(labels) -> np.ndarray:
+    arr = np.asarray(labels)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise ValueError(
+            f"labels must be a 1-D integer array (one per document), got dtype {arr.dtype} "
+            f"and shape {arr.shape}"
+        )
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"labels must be >= 0, got {int(arr.min())}")
+    return arr
+
+
+def cluster_table(labels) -> pd.DataFrame:
+    """Clusters with more than one member, largest first.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        A label per document, as :func:`clusters` returns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cluster of size > 1, sorted by size descending, then by label; a
+        default RangeIndex. Columns: cluster (int64, the label), size (int64), first
+        (int64, smallest member), members (list of int, ascending).
+    """
+    lab = _check_labels(labels)
+    cols = {"cluster": [], "size": [], "first": [], "members": []}
+    if lab.size:
+        order = np.argsort(lab, kind="stable")
+        sl = lab[order]
+        starts = np.flatnonzero(np.concatenate([[True], sl[1:] != sl[:-1]]))
+        ends = np.append(starts[1:], lab.size)
+        sizes = ends - starts
+        big = np.flatnonzero(sizes > 1)
+        big = big[np.lexsort((sl[starts[big]], -sizes[big]))]
+        cols["cluster"] = sl[starts[big]].tolist()
+        cols["size"] = sizes[big].tolist()
+        cols["first"] = order[starts[big]].tolist()
+        cols["members"] = [order[starts[c] : ends[c]].tolist() for c in big]
+    return pd.DataFrame(
+        {
+            "cluster": np.asarray(cols["cluster"], dtype=np.int64),
+            "size": np.asarray(cols["size"], dtype=np.int64),
+            "first": np.asarray(cols["first"], dtype=np.int64),
+            "members": pd.Series(cols["members"], dtype=object),
+        }
+    )
+
+
+class ClusterCheck(NamedTuple):
+    """What :func:`check_clusters` returns (unpacks as ``table, labels``).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per member of every cluster with more than one member, by cluster then
+        document: doc (int64), cluster (int64, the label before the check),
+        jaccard_to_first (float64, exact Jaccard with the cluster's first document; 1.0
+        for the first itself), kept (bool).
+    labels : ndarray of int64, shape (n,)
+        Labels after the check: detached members are alone, numbered again in the order of
+        each cluster's smallest member (as :func:`clusters` does).
+    """
+
+    table: pd.DataFrame
+    labels: np.ndarray
+
+
+def _jaccard(a: set, b: set) -> float:
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+def check_clusters(labels, sets: Sequence[Sequence[str]], threshold) -> ClusterCheck:
+    """Check every cluster member against the cluster's first document.
+
+    Transitive clusters can join the ends of a chain of small edits. For each cluster with
+    more than one member, the first document (smallest index) is the reference; a member
+    whose exact Jaccard with it is below ``threshold`` is detached.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        A label per document (:func:`clusters`).
+    sets : sequence of sequences of str, length n, or FlatShingles
+        Each document's shingles (repeats ignored); only members of clusters with more
+        than one member are read.
+    threshold : float
+        Jaccard threshold, in (0, 1].
+
+    Returns
+    -------
+    ClusterCheck
+        ``(table, labels)``. Detached members become clusters of their own — they are not
+        regrouped with each other, since nothing checked says they belong together; run
+        the pairs among them again if that is wanted. The kept members stay with their
+        first document, which stays in its cluster. Two documents that both have no
+        shingles have Jaccard 0 here.
+
+    Examples
+    --------
+    >>> sets = [["a", "b", "c"], ["a", "b", "c", "d"], ["b", "c", "d", "e"]]
+    >>> table, new = check_clusters([0, 0, 0], sets, 0.7)
+    >>> table["kept"].tolist(), new.tolist()
+    ([True, True, False], [0, 0, 1])
+    """
+    lab = _check_labels(labels)
+    if isinstance(sets, (str, bytes)) or not (
+        isinstance(sets, FlatShingles) or hasattr(sets, "__len__")
+    ):
+        raise ValueError("sets must be a list of shingle lists, one per document")
+    n_sets = sets.n_docs if isinstance(sets, FlatShingles) else len(sets)
+    if n_sets != lab.shape[0]:
+        raise ValueError(
+            f"sets has {n_sets} documents but labels has {lab.shape[0]}; they must match"
+        )
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
+        raise ValueError(f"threshold={threshold!r} is not accepted; use a number in (0, 1]")
+    t = float(threshold)
+    if not 0.0 < t <= 1.0:
+        raise ValueError(f"threshold={threshold!r} is not accepted; use a number in (0, 1]")
+    groups = cluster_table(lab)
+    docs, cl, jac, kept = [], [], [], []
+    for c, members in zip(groups["cluster"].tolist(), groups["members"], strict=True):
+        ref = _as_set(sets, members[0])
+        for m in members:
+            j = 1.0 if m == members[0] else _jaccard(ref, _as_set(sets, m))
+            docs.append(m)
+            cl.append(c)
+            jac.append(j)
+            kept.append(m == members[0] or j >= t)
+    table = pd.DataFrame(
+        {
+            "doc": np.asarray(docs, dtype=np.int64),
+            "cluster": np.asarray(cl, dtype=np.int64),
+            "jaccard_to_first": np.asarray(jac, dtype=np.float64),
+            "kept": np.asarray(kept, dtype=bool),
+        }
+    )
+    table = table.sort_values(["cluster", "doc"], kind="stable").reset_index(drop=True)
+    new = lab.copy()
+    detached = table["doc"].to_numpy()[~table["kept"].to_numpy()]
+    if detached.size:
+        new[detached] = lab.max() + 1 + np.arange(detached.size, dtype=np.int64)
+    return ClusterCheck(table, _friendly(new))
+
+
+def _as_set(sets, i: int) -> set:
+    if isinstance(sets, FlatShingles):
+        return set(decode(sets, i))
+    doc = sets[i]
+    if isinstance(doc, (str, bytes)) or not hasattr(doc, "__iter__"):
+        raise ValueError(f"document {i} is a {type(doc).__name__}, not a list of shingles")
+    return set(doc)
