@@ -44,7 +44,7 @@ import pandas as pd
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from ._hashing import doc_shingle_spans, flatten, flatten_texts, murmur3_32
+from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
 from .lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
 
 BITS = 64
@@ -673,14 +673,15 @@ class SimHasher:
         Parameters
         ----------
         shingle_lists : iterable of sequences of str, length n
-            Each document's shingles (``nearsim.shingles(text)``).
+            Each document's shingles (``nearsim.shingles(text)``), or the
+            ``FlatShingles`` that ``nearsim._hashing.text_shingles`` cuts from raw texts.
 
         Returns
         -------
         ndarray of uint64, shape (n,)
             0 for a document with no shingles.
         """
-        flat = flatten(shingle_lists)
+        flat = shingle_lists if isinstance(shingle_lists, FlatShingles) else flatten(shingle_lists)
         out = np.empty(flat.n_docs, dtype=np.uint64)
         kernel = (
             _fingerprints_parallel

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nearsim._hashing import text_shingles
 from nearsim.lsh import TooManyPairsError
 from nearsim.shingles import shingles
 from nearsim.simhash import (
@@ -274,6 +275,7 @@ def test_text_fingerprints_equal_fingerprints_of_shingles(options):
     sh = SimHasher(seed=2)
     expected = sh.fingerprints([shingles(t, **options) for t in texts])
     np.testing.assert_array_equal(sh.text_fingerprints(texts, **options), expected)
+    np.testing.assert_array_equal(sh.fingerprints(text_shingles(texts, **options)), expected)
 
 
 def test_seed_changes_fingerprints():
