@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 import pandas as pd
 from numba import njit, prange, types
@@ -64,6 +65,11 @@ _PARALLEL_MIN_PAIRS = 4_000_000
 _PARALLEL_MIN_SHINGLES = 200_000
 
 
+def _chunks(n: int) -> int:
+    """Pieces of work for a prange loop: a few per thread, at most one per item."""
+    return max(1, min(n, 4 * numba.get_num_threads()))
+
+
 # =========================================================================== numba helpers
 @intrinsic
 def _popcount(typingctx, x):
@@ -84,26 +90,64 @@ def _dist(a, b):
 
 
 # --------------------------------------------------------------------------- fingerprints
+_LANES = np.uint64(0x0101010101010101)
+
+
 @njit(cache=True)
-def _vote(hashes, m):
-    """Fingerprint from the 64-bit hashes ``hashes[:m]`` (sorted in place, repeats skipped)."""
+def _flush(acc, ones):
+    """Add the eight byte-lane counters into ``ones`` and clear them."""
+    for j in range(8):
+        a = acc[j]
+        for k in range(8):
+            ones[8 * k + j] += np.int64((a >> np.uint64(8 * k)) & np.uint64(0xFF))
+        acc[j] = np.uint64(0)
+
+
+@njit(cache=True)
+def _vote(hashes, m, table, used):
+    """Fingerprint from the 64-bit hashes ``hashes[:m]``; repeated values count once.
+
+    Repeats are dropped with an open-addressing set in the scratch arrays ``table`` and
+    ``used`` (length >= 2m; the hashes are uniform, so their low bits index it). Votes are
+    counted eight bits at a time: counter j holds, in byte k, how many hashes have bit
+    8k + j set; the bytes are flushed into 64 int64 counts every 255 hashes, before they
+    can overflow.
+    """
     if m == 0:
         return np.uint64(0)
-    h = np.sort(hashes[:m])
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    used[:size] = False
+    acc = np.zeros(8, dtype=np.uint64)
     ones = np.zeros(64, dtype=np.int64)
     distinct = 0
-    one = np.uint64(1)
+    pending = 0
     for q in range(m):
-        x = h[q]
-        if q > 0 and x == h[q - 1]:
+        x = hashes[q]
+        slot = np.int64(x & np.uint64(size - 1))
+        seen = False
+        while used[slot]:
+            if table[slot] == x:
+                seen = True
+                break
+            slot = (slot + 1) & (size - 1)
+        if seen:
             continue
+        used[slot] = True
+        table[slot] = x
         distinct += 1
-        for b in range(64):
-            ones[b] += np.int64((x >> np.uint64(b)) & one)
+        for j in range(8):
+            acc[j] += (x >> np.uint64(j)) & _LANES
+        pending += 1
+        if pending == 255:
+            _flush(acc, ones)
+            pending = 0
+    _flush(acc, ones)
     fp = np.uint64(0)
     for b in range(64):
         if 2 * ones[b] > distinct:  # sum of ±1 votes > 0; a tie gives 0
-            fp |= one << np.uint64(b)
+            fp |= np.uint64(1) << np.uint64(b)
     return fp
 
 
@@ -115,42 +159,70 @@ def _hash64(buf, start, end, s_hi, s_lo):
 
 
 @njit(cache=True)
-def _fp_doc(buf, starts, ends, lo, hi, s_hi, s_lo):
-    m = hi - lo
-    scratch = np.empty(m, dtype=np.uint64)
-    for s in range(m):
-        scratch[s] = _hash64(buf, starts[lo + s], ends[lo + s], s_hi, s_lo)
-    return _vote(scratch, m)
+def _fp_range(buf, starts, ends, doc_offsets, d0, d1, s_hi, s_lo, out):
+    """Fingerprints of documents d0 .. d1 − 1 from their shingle spans."""
+    m_max = 0
+    for d in range(d0, d1):
+        m_max = max(m_max, doc_offsets[d + 1] - doc_offsets[d])
+    size = 16
+    while size < 2 * m_max:
+        size *= 2
+    hashes = np.empty(m_max, dtype=np.uint64)
+    table = np.empty(size, dtype=np.uint64)
+    used = np.empty(size, dtype=np.bool_)
+    for d in range(d0, d1):
+        lo = doc_offsets[d]
+        m = doc_offsets[d + 1] - lo
+        for s in range(m):
+            hashes[s] = _hash64(buf, starts[lo + s], ends[lo + s], s_hi, s_lo)
+        out[d] = _vote(hashes, m, table, used)
 
 
 @njit(cache=True)
 def _fingerprints_serial(buf, starts, ends, doc_offsets, s_hi, s_lo, out):
-    for d in range(doc_offsets.shape[0] - 1):
-        out[d] = _fp_doc(buf, starts, ends, doc_offsets[d], doc_offsets[d + 1], s_hi, s_lo)
+    _fp_range(buf, starts, ends, doc_offsets, 0, doc_offsets.shape[0] - 1, s_hi, s_lo, out)
 
 
 @njit(cache=True, parallel=True)
-def _fingerprints_parallel(buf, starts, ends, doc_offsets, s_hi, s_lo, out):
-    for d in prange(doc_offsets.shape[0] - 1):
-        out[d] = _fp_doc(buf, starts, ends, doc_offsets[d], doc_offsets[d + 1], s_hi, s_lo)
+def _fingerprints_parallel(buf, starts, ends, doc_offsets, s_hi, s_lo, out, chunks):
+    n = doc_offsets.shape[0] - 1
+    for c in prange(chunks):
+        _fp_range(
+            buf, starts, ends, doc_offsets, c * n // chunks, (c + 1) * n // chunks, s_hi, s_lo, out
+        )
 
 
 @njit(cache=True)
-def _fp_text(buf, lo, hi, word, whole, k_sh, s_hi, s_lo):
+def _fp_text_range(buf, doc_offsets, whole, word, k_sh, d0, d1, s_hi, s_lo, out):
+    """Fingerprints of documents d0 .. d1 − 1 cut from laid-out text."""
+    len_max = 0
+    for d in range(d0, d1):
+        len_max = max(len_max, doc_offsets[d + 1] - doc_offsets[d])
+    size = 16
+    while size < 2 * (len_max + 1):
+        size *= 2
     ring = np.empty(k_sh, dtype=np.int64)
-    st = np.empty(hi - lo + 1, dtype=np.int64)
-    en = np.empty(hi - lo + 1, dtype=np.int64)
-    cnt = doc_shingle_spans(buf, lo, hi, word, whole, k_sh, ring, st, en)
-    scratch = np.empty(cnt, dtype=np.uint64)
-    for s in range(cnt):
-        scratch[s] = _hash64(buf, st[s], en[s], s_hi, s_lo)
-    return _vote(scratch, cnt)
+    st = np.empty(len_max + 1, dtype=np.int64)
+    en = np.empty(len_max + 1, dtype=np.int64)
+    hashes = np.empty(len_max + 1, dtype=np.uint64)
+    table = np.empty(size, dtype=np.uint64)
+    used = np.empty(size, dtype=np.bool_)
+    for d in range(d0, d1):
+        lo = doc_offsets[d]
+        hi = doc_offsets[d + 1]
+        cnt = doc_shingle_spans(buf, lo, hi, word, whole[d], k_sh, ring, st, en)
+        for s in range(cnt):
+            hashes[s] = _hash64(buf, st[s], en[s], s_hi, s_lo)
+        out[d] = _vote(hashes, cnt, table, used)
 
 
 @njit(cache=True, parallel=True)
-def _fingerprints_text(buf, doc_offsets, whole, word, k_sh, s_hi, s_lo, out):
-    for d in prange(doc_offsets.shape[0] - 1):
-        out[d] = _fp_text(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh, s_hi, s_lo)
+def _fingerprints_text(buf, doc_offsets, whole, word, k_sh, s_hi, s_lo, out, chunks):
+    n = doc_offsets.shape[0] - 1
+    for c in prange(chunks):
+        d0 = c * n // chunks
+        d1 = (c + 1) * n // chunks
+        _fp_text_range(buf, doc_offsets, whole, word, k_sh, d0, d1, s_hi, s_lo, out)
 
 
 # --------------------------------------------------------------------------- all pairs
@@ -210,15 +282,16 @@ def _brute_fill_parallel(fp, d, offsets, out_j, out_d):
 
 
 @njit(cache=True)
-def _hist_rows(fp, k0, step):
-    """Distance histogram of rows k0, k0 + step, ... (each folded with row n − 1 − k).
+def _hist_rows(fp, k0, k1):
+    """Distance histogram of rows k0 .. k1 − 1, each folded with row n − 1 − k.
 
-    Four interleaved sub-histograms keep consecutive increments from waiting on each other.
+    Rows k and n − 1 − k together have n − 1 partners, so equal ranges of k are equal
+    work. Four interleaved sub-histograms keep consecutive increments from waiting on each
+    other.
     """
     n = fp.shape[0]
-    half = (n + 1) // 2
     sub = np.zeros((4, 65), dtype=np.int64)
-    for k in range(k0, half, step):
+    for k in range(k0, k1):
         for t in range(2):
             i = k if t == 0 else n - 1 - k
             if t == 1 and i == k:
@@ -242,14 +315,15 @@ def _hist_rows(fp, k0, step):
 
 @njit(cache=True)
 def _histogram_serial(fp):
-    return _hist_rows(fp, 0, 1)
+    return _hist_rows(fp, 0, (fp.shape[0] + 1) // 2)
 
 
 @njit(cache=True, parallel=True)
 def _histogram_parallel(fp, chunks):
+    half = (fp.shape[0] + 1) // 2
     parts = np.zeros((chunks, 65), dtype=np.int64)
     for c in prange(chunks):
-        parts[c, :] = _hist_rows(fp, c, chunks)
+        parts[c, :] = _hist_rows(fp, c * half // chunks, (c + 1) * half // chunks)
     hist = np.zeros(65, dtype=np.int64)
     for c in range(chunks):
         for b in range(65):
@@ -683,12 +757,11 @@ class SimHasher:
         """
         flat = shingle_lists if isinstance(shingle_lists, FlatShingles) else flatten(shingle_lists)
         out = np.empty(flat.n_docs, dtype=np.uint64)
-        kernel = (
-            _fingerprints_parallel
-            if flat.starts.shape[0] >= _PARALLEL_MIN_SHINGLES
-            else _fingerprints_serial
-        )
-        kernel(flat.buf, flat.starts, flat.ends, flat.doc_offsets, self._s_hi, self._s_lo, out)
+        args = (flat.buf, flat.starts, flat.ends, flat.doc_offsets, self._s_hi, self._s_lo, out)
+        if flat.starts.shape[0] >= _PARALLEL_MIN_SHINGLES:
+            _fingerprints_parallel(*args, _chunks(out.shape[0]))
+        else:
+            _fingerprints_serial(*args)
         return out
 
     def text_fingerprints(
@@ -724,16 +797,12 @@ class SimHasher:
             collapse_whitespace=collapse_whitespace,
         )
         out = np.empty(flat.doc_offsets.shape[0] - 1, dtype=np.uint64)
-        _fingerprints_text(
-            flat.buf,
-            flat.doc_offsets,
-            flat.whole,
-            flat.kind == "word",
-            flat.k,
-            self._s_hi,
-            self._s_lo,
-            out,
-        )
+        args = (flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k)
+        seeds = (self._s_hi, self._s_lo, out)
+        if flat.buf.shape[0] >= _PARALLEL_MIN_SHINGLES:
+            _fingerprints_text(*args, *seeds, _chunks(out.shape[0]))
+        else:
+            _fp_text_range(*args, 0, out.shape[0], *seeds)
         return out
 
 
@@ -1301,7 +1370,7 @@ def distance_histogram(fingerprints, *, valid=None) -> np.ndarray:
     fp = np.ascontiguousarray(fp)
     n = fp.shape[0]
     if n * (n - 1) // 2 >= _PARALLEL_MIN_PAIRS:
-        return _histogram_parallel(fp, 64)
+        return _histogram_parallel(fp, max(16, _chunks(n)))
     return _histogram_serial(fp)
 
 
