@@ -1175,7 +1175,7 @@ def _bits_matrix(fp: np.ndarray) -> np.ndarray:
     return ((fp[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
 
 
-def hash_health(fingerprints, sample: int = 100, seed: int = 0) -> HashHealth:
+def hash_health(fingerprints, sample: int = 100, seed: int = 0, *, valid=None) -> HashHealth:
     """Check that fingerprints use 64 real bits, on a random sample of documents.
 
     Seed 000's lesson: test the hash, not only the dedupe. For unrelated documents each
@@ -1189,6 +1189,9 @@ def hash_health(fingerprints, sample: int = 100, seed: int = 0) -> HashHealth:
         Number of documents sampled (>= 2); all of them when n <= sample.
     seed : int
         Seed of the sample.
+    valid : ndarray of bool, shape (n,), optional
+        Sample only these documents (e.g. leave out those with no shingles, whose
+        fingerprint is 0).
 
     Returns
     -------
@@ -1206,6 +1209,9 @@ def hash_health(fingerprints, sample: int = 100, seed: int = 0) -> HashHealth:
     fp = as_fingerprints(fingerprints)
     sample = _check_int("sample", sample, 2)
     seed = _check_int("seed", seed, 0)
+    v = _check_valid(valid, fp.shape[0])
+    if v is not None:
+        fp = fp[v]
     n = fp.shape[0]
     if n > sample:
         rng = np.random.default_rng(seed)

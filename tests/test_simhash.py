@@ -416,7 +416,19 @@ def test_hash_health_sample_is_seeded():
     assert a.mean_distance != c.mean_distance
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [({"sample": 1}, "sample"), ({"seed": -1}, "seed")])
+def test_hash_health_valid_leaves_out_empty_documents():
+    lists = [shingles(t) for t in random_documents(60, seed=6)] + [[]] * 60
+    fps = SimHasher(1).fingerprints(lists)
+    valid = np.array([bool(s) for s in lists])
+    assert hash_health(fps, sample=120).status != "ok"  # 60 zeros in the sample
+    healthy = hash_health(fps, sample=120, valid=valid)
+    assert healthy.documents == 60 and healthy.status == "ok"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"sample": 1}, "sample"), ({"seed": -1}, "seed"), ({"valid": [True]}, "valid")],
+)
 def test_hash_health_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         hash_health(np.zeros(5, dtype=np.uint64), **kwargs)
@@ -651,6 +663,22 @@ def test_compare_table_equals_brute_force_counting():
     ]
     assert scatter["distance"].dtype == np.int64
     pd.testing.assert_frame_equal(scatter[["i", "j", "jaccard"]], exact)
+
+
+def test_compare_table_with_exact_pairs():
+    """The ground truth the app uses (nearsim.exact.exact_pairs) plugs straight in."""
+    from nearsim.exact import exact_pairs
+
+    texts = edited_corpus(seed=3)
+    lists = [shingles(t) for t in texts]
+    fps = SimHasher(seed=1).fingerprints(lists)
+    exact = exact_pairs(lists, 0.5)
+    mine = _exact_frame(lists, 0.5)
+    pd.testing.assert_frame_equal(
+        compare_table(fps, exact, 0.7), compare_table(fps, mine, 0.7), check_exact=False
+    )
+    scatter = distance_vs_jaccard(fps, exact)
+    assert len(scatter) == len(exact) and scatter["distance"].dtype == np.int64
 
 
 def test_compare_table_no_truth_and_histogram():
