@@ -226,25 +226,29 @@ def _fingerprints_text(buf, doc_offsets, whole, word, k_sh, s_hi, s_lo, out, chu
 
 
 # --------------------------------------------------------------------------- all pairs
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _row_count(fp, i, d):
     x = fp[i]
     c = 0
     for j in range(i + 1, fp.shape[0]):
-        if _dist(x, fp[j]) <= d:
-            c += 1
+        c += _dist(x, fp[j]) <= d
     return c
 
 
-@njit(cache=True)
-def _row_fill(fp, i, d, pos, out_j, out_d):
+@njit(cache=True, inline="always")
+def _row_fill(fp, i, d, offsets, out_j, out_d):
+    """Write row i's partners; stops as soon as the counted number is found."""
+    pos = offsets[i]
+    end = offsets[i + 1]
     x = fp[i]
-    for j in range(i + 1, fp.shape[0]):
+    j = i + 1
+    while pos < end:
         dd = _dist(x, fp[j])
         if dd <= d:
             out_j[pos] = j
             out_d[pos] = dd
             pos += 1
+        j += 1
 
 
 @njit(cache=True)
@@ -254,31 +258,35 @@ def _brute_count_serial(fp, d, counts):
 
 
 @njit(cache=True, parallel=True)
-def _brute_count_parallel(fp, d, counts):
-    # Row i has n - 1 - i partners; rows k and n - 1 - k together have n - 1, so folding
-    # them keeps the threads' shares even.
+def _brute_count_parallel(fp, d, counts, chunks):
+    # Row k has n - 1 - k partners; rows k and n - 1 - k together have n - 1, so equal
+    # ranges of folded rows are equal work.
     n = fp.shape[0]
-    for k in prange((n + 1) // 2):
-        counts[k] = _row_count(fp, k, d)
-        r = n - 1 - k
-        if r != k:
-            counts[r] = _row_count(fp, r, d)
+    half = (n + 1) // 2
+    for c in prange(chunks):
+        for k in range(c * half // chunks, (c + 1) * half // chunks):
+            counts[k] = _row_count(fp, k, d)
+            r = n - 1 - k
+            if r != k:
+                counts[r] = _row_count(fp, r, d)
 
 
 @njit(cache=True)
 def _brute_fill_serial(fp, d, offsets, out_j, out_d):
     for i in range(fp.shape[0]):
-        _row_fill(fp, i, d, offsets[i], out_j, out_d)
+        _row_fill(fp, i, d, offsets, out_j, out_d)
 
 
 @njit(cache=True, parallel=True)
-def _brute_fill_parallel(fp, d, offsets, out_j, out_d):
+def _brute_fill_parallel(fp, d, offsets, out_j, out_d, chunks):
     n = fp.shape[0]
-    for k in prange((n + 1) // 2):
-        _row_fill(fp, k, d, offsets[k], out_j, out_d)
-        r = n - 1 - k
-        if r != k:
-            _row_fill(fp, r, d, offsets[r], out_j, out_d)
+    half = (n + 1) // 2
+    for c in prange(chunks):
+        for k in range(c * half // chunks, (c + 1) * half // chunks):
+            _row_fill(fp, k, d, offsets, out_j, out_d)
+            r = n - 1 - k
+            if r != k:
+                _row_fill(fp, r, d, offsets, out_j, out_d)
 
 
 @njit(cache=True)
@@ -1004,7 +1012,10 @@ def _brute(fp: np.ndarray, d: int, max_pairs: int):
     n = fp.shape[0]
     par = n * (n - 1) // 2 >= _PARALLEL_MIN_PAIRS
     counts = np.empty(n, dtype=np.int64)
-    (_brute_count_parallel if par else _brute_count_serial)(fp, d, counts)
+    if par:
+        _brute_count_parallel(fp, d, counts, max(16, _chunks(n)))
+    else:
+        _brute_count_serial(fp, d, counts)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     total = int(offsets[-1])
@@ -1012,7 +1023,10 @@ def _brute(fp: np.ndarray, d: int, max_pairs: int):
         raise _too_many(total, max_pairs, d)
     out_j = np.empty(total, dtype=np.int64)
     out_d = np.empty(total, dtype=np.int64)
-    (_brute_fill_parallel if par else _brute_fill_serial)(fp, d, offsets, out_j, out_d)
+    if par and total >= _PARALLEL_MIN_PAIRS // 4:
+        _brute_fill_parallel(fp, d, offsets, out_j, out_d, max(16, _chunks(n)))
+    else:
+        _brute_fill_serial(fp, d, offsets, out_j, out_d)
     out_i = np.repeat(np.arange(n, dtype=np.int64), counts)
     return out_i, out_j, out_d
 

@@ -490,6 +490,21 @@ def test_brute_any_distance_and_table_scheme():
         hamming_pairs(fps, MAX_TABLE_DISTANCE + 1, method="tables")
 
 
+def test_brute_on_all_cores_equals_numpy():
+    """n = 3000 (4.5 million pairs) runs the parallel count and, at d = 30, the parallel
+    fill (about 1.4 million pairs)."""
+    fps = np.random.default_rng(12).integers(0, 2**64, size=3000, dtype=np.uint64)
+    i, j = np.triu_indices(len(fps), k=1)
+    dist = popcount(fps[i] ^ fps[j])
+    for d in (3, 30):
+        out = hamming_pairs(fps, d, "brute")
+        keep = dist <= d
+        np.testing.assert_array_equal(out["i"].to_numpy(), i[keep])
+        np.testing.assert_array_equal(out["j"].to_numpy(), j[keep])
+        np.testing.assert_array_equal(out["distance"].to_numpy(), dist[keep])
+    assert len(out) > 1_000_000
+
+
 def test_hamming_pairs_output_contract():
     fps = planted(1, 200, 3)
     out = hamming_pairs(fps, 3)
