@@ -914,8 +914,8 @@ def _block_masks(blocks: int) -> np.ndarray:
 # Relative costs in the scheme chooser: sorting one fingerprint into one table (argsort and
 # gathers, ~tens of ns) against checking one candidate pair (a few ns).
 _SORT_COST = 25.0
-_MAX_BLOCKS = 62  # table masks are int64 bit sets
 _CHECK_COST = 1.0
+_MAX_BLOCKS = 62  # the kernels hold a table's blocks as an int64 bit set
 
 
 def table_scheme(max_distance: int, n: int = 20_000) -> TableScheme:
@@ -1051,7 +1051,9 @@ def hamming_pairs(
         ``"tables"``: the permuted-table method (Manku, Jain, Das Sarma 2007, "Detecting
         near-duplicates for web crawling"). The 64 bits are cut into B > d blocks
         (:func:`table_scheme`); for every choice of B − d blocks the fingerprints are
-        sorted on those blocks' bits and each run of equal keys is checked pair by pair
+        sorted on those blocks' bits (the fingerprint masked to them — the same order as
+        the paper's permuting those blocks to the top) and each run of equal keys is
+        checked pair by pair
         (full Hamming distance <= d). A pair within d differs in at most d blocks, so some
         table sees it: the search is exact. Each pair is reported only by the first table
         that can see it, so nothing needs deduplicating. ``"brute"``: every pair's
