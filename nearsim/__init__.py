@@ -5,6 +5,7 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 ``app.py`` is a thin layer over this package; nothing here imports Streamlit.
 """
 
+from .clusters import check_clusters, cluster_table, clusters
 from .documents import (
     csv_columns,
     example_corpus,
@@ -29,6 +30,15 @@ from .lsh import (
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
+from .simhash import (
+    SimHasher,
+    broken_simhash,
+    compare_simhash,
+    hamming_distance,
+    hamming_pairs,
+    hash_health,
+    replay,
+)
 
 __version__ = "0.1.0"
 
@@ -38,9 +48,15 @@ __all__ = [
     "Evaluation",
     "MinHasher",
     "Settings",
+    "SimHasher",
     "TooManyPairsError",
+    "broken_simhash",
     "candidate_pairs",
     "candidate_probability",
+    "check_clusters",
+    "cluster_table",
+    "clusters",
+    "compare_simhash",
     "csv_columns",
     "effective_threshold",
     "estimate_jaccard",
@@ -49,12 +65,16 @@ __all__ = [
     "example_corpus",
     "false_negative_area",
     "false_positive_area",
+    "hamming_distance",
+    "hamming_pairs",
+    "hash_health",
     "html_to_text",
     "parse_paste",
     "rate_by_band",
     "read_csv_column",
     "read_csv_column_rows",
     "read_document_file",
+    "replay",
     "shingles",
     "standard_error",
     "steepest_point",

@@ -84,6 +84,8 @@ class Evaluation:
         Candidates that are not true pairs: i, j, estimate.
     candidate_table : pandas.DataFrame
         Every candidate: i, j, estimate, true (bool), accepted (bool).
+    true_table : pandas.DataFrame
+        Every true pair: i, j, jaccard, found (bool: it became a candidate).
     """
 
     threshold: float
@@ -99,6 +101,7 @@ class Evaluation:
     missed: pd.DataFrame = field(repr=False)
     false_candidates: pd.DataFrame = field(repr=False)
     candidate_table: pd.DataFrame = field(repr=False)
+    true_table: pd.DataFrame = field(repr=False)
 
     def summary(self) -> dict[str, float]:
         """The scalar scores as a dict."""
@@ -184,6 +187,9 @@ def evaluate(
         missed=missed.reset_index(drop=True),
         false_candidates=false_cands.reset_index(drop=True),
         candidate_table=table,
+        true_table=pd.DataFrame(
+            {"i": truth[:, 0], "j": truth[:, 1], "jaccard": jac, "found": found}
+        ),
     )
 
 

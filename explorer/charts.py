@@ -1,0 +1,373 @@
+"""Altair charts for the explorer's pages.
+
+Every chart has axis titles and a legend; the pages add a one-line caption. Nothing here
+imports Streamlit, so the charts can be tested as plain Vega-Lite specifications.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from nearsim.lsh import candidate_probability, effective_threshold, steepest_point
+
+FP_COLOR = "#e4572e"
+FN_COLOR = "#4c78a8"
+CURVE_COLOR = "#222222"
+MEASURED_COLOR = "#2a9d8f"
+
+
+def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
+    """Distribution of distinct shingles per document, documents below the minimum marked."""
+    counts = np.asarray(counts)
+    floor = max(min_shingles, 1)
+    df = pd.DataFrame(
+        {
+            "shingles": counts,
+            "status": np.where(counts >= floor, "gets a signature", "below the minimum"),
+        }
+    )
+    bars = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("shingles:Q", bin=alt.Bin(maxbins=40), title="distinct shingles per document"),
+            y=alt.Y("count():Q", title="documents"),
+            color=alt.Color(
+                "status:N",
+                title="document",
+                scale=alt.Scale(
+                    domain=["gets a signature", "below the minimum"],
+                    range=[FN_COLOR, FP_COLOR],
+                ),
+            ),
+            tooltip=[alt.Tooltip("count():Q", title="documents")],
+        )
+    )
+    return bars.properties(height=220)
+
+
+def s_curve(
+    b: int,
+    r: int,
+    threshold: float,
+    rates: pd.DataFrame | None = None,
+) -> alt.LayerChart:
+    """The banding S-curve with the false-positive and false-negative areas shaded.
+
+    Parameters
+    ----------
+    b, r : int
+        Bands and rows per band.
+    threshold : float
+        The threshold t: the FP area is under the curve left of t, the FN area above it
+        right of t.
+    rates : pandas.DataFrame, optional
+        ``nearsim.rate_by_band`` output: measured share of pairs that became candidates
+        per 0.05 similarity band, drawn over the curve.
+    """
+    s = np.linspace(0.0, 1.0, 401)
+    s = np.union1d(s, [threshold])
+    p = candidate_probability(s, b, r)
+    curve = pd.DataFrame({"s": s, "p": p})
+    left = curve[curve["s"] <= threshold].assign(
+        lo=0.0, hi=lambda d: d["p"], area="false-positive area"
+    )
+    right = curve[curve["s"] >= threshold].assign(
+        lo=lambda d: d["p"], hi=1.0, area="false-negative area"
+    )
+    areas = pd.concat([left, right], ignore_index=True)
+    x = alt.X("s:Q", title="Jaccard similarity of a pair", scale=alt.Scale(domain=[0, 1]))
+    shade = (
+        alt.Chart(areas)
+        .mark_area(opacity=0.35)
+        .encode(
+            x=x,
+            y=alt.Y(
+                "lo:Q",
+                title="probability of becoming a candidate pair",
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            y2="hi:Q",
+            color=alt.Color(
+                "area:N",
+                title="shaded",
+                scale=alt.Scale(
+                    domain=["false-positive area", "false-negative area"],
+                    range=[FP_COLOR, FN_COLOR],
+                ),
+            ),
+        )
+    )
+    line = (
+        alt.Chart(curve.assign(series=f"S-curve 1 − (1 − s^{r})^{b}"))
+        .mark_line(strokeWidth=2.5)
+        .encode(
+            x=x,
+            y="p:Q",
+            strokeDash=alt.StrokeDash(
+                "series:N", title="curve", legend=alt.Legend(symbolType="stroke")
+            ),
+            color=alt.value(CURVE_COLOR),
+            tooltip=[
+                alt.Tooltip("s:Q", format=".3f"),
+                alt.Tooltip("p:Q", title="P(s)", format=".4f"),
+            ],
+        )
+    )
+    steep = steepest_point(b, r)
+    marks = pd.DataFrame(
+        {
+            "s": [threshold, steep, effective_threshold(b, r)],
+            "what": [
+                f"threshold t = {threshold:g}",
+                f"steepest point {steep:.3f}",
+                f"(1/b)^(1/r) = {effective_threshold(b, r):.3f}",
+            ],
+        }
+    )
+    rules = (
+        alt.Chart(marks)
+        .mark_rule(strokeWidth=1.5)
+        .encode(
+            x="s:Q",
+            opacity=alt.Opacity("what:N", title="marks", scale=alt.Scale(range=[1.0, 0.6, 0.35])),
+            tooltip=["what:N"],
+        )
+    )
+    layers = [shade, line, rules]
+    if rates is not None and len(rates):
+        pts = rates.dropna(subset=["rate"]).copy()
+        pts["mid"] = (pts["lo"] + pts["hi"]) / 2
+        pts["kind"] = np.where(pts["sampled"], "measured (sampled pairs)", "measured (all pairs)")
+        if "expected_se" in pts:
+            pts["err_lo"] = (pts["rate"] - 2 * pts["expected_se"]).clip(0, 1)
+            pts["err_hi"] = (pts["rate"] + 2 * pts["expected_se"]).clip(0, 1)
+            layers.append(
+                alt.Chart(pts)
+                .mark_rule(color=MEASURED_COLOR, opacity=0.6)
+                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q")
+            )
+        layers.append(
+            alt.Chart(pts)
+            .mark_point(size=70, filled=True, color=MEASURED_COLOR)
+            .encode(
+                x="mid:Q",
+                y="rate:Q",
+                shape=alt.Shape(
+                    "kind:N",
+                    title="measured share of pairs",
+                    scale=alt.Scale(
+                        domain=["measured (all pairs)", "measured (sampled pairs)"],
+                        range=["circle", "triangle-up"],
+                    ),
+                ),
+                tooltip=[
+                    alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
+                    alt.Tooltip("hi:Q", title="to", format=".2f"),
+                    alt.Tooltip("pairs:Q", title="pairs in band", format=","),
+                    alt.Tooltip("candidates:Q", title="became candidates", format=","),
+                    alt.Tooltip("rate:Q", title="measured rate", format=".3f"),
+                    alt.Tooltip("expected:Q", title="S-curve expects", format=".3f"),
+                    alt.Tooltip("kind:N", title="pairs"),
+                ],
+            )
+        )
+    return alt.layer(*layers).resolve_scale(color="independent").properties(height=380)
+
+
+def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
+    """Every banding's false-positive against false-negative area, the best eight marked."""
+    df = choices.copy()
+    df["which"] = np.where(
+        (df["b"] == current[0]) & (df["r"] == current[1]),
+        "in use",
+        np.where(df["rank"] <= 8, "best eight", "other choices"),
+    )
+    return (
+        alt.Chart(df)
+        .mark_circle()
+        .encode(
+            x=alt.X("fp:Q", title="false-positive area"),
+            y=alt.Y("fn:Q", title="false-negative area"),
+            color=alt.Color(
+                "which:N",
+                title="banding",
+                scale=alt.Scale(
+                    domain=["in use", "best eight", "other choices"],
+                    range=[FP_COLOR, MEASURED_COLOR, "#bbbbbb"],
+                ),
+            ),
+            size=alt.Size(
+                "which:N",
+                scale=alt.Scale(
+                    domain=["in use", "best eight", "other choices"], range=[160, 70, 15]
+                ),
+                legend=None,
+            ),
+            tooltip=[
+                "b:Q",
+                "r:Q",
+                alt.Tooltip("fp:Q", format=".4f"),
+                alt.Tooltip("fn:Q", format=".4f"),
+                alt.Tooltip("error:Q", format=".4f"),
+            ],
+        )
+        .properties(height=260)
+    )
+
+
+def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
+    """True pairs per 0.01 of similarity, split into found and missed by the index."""
+    df = pd.DataFrame(
+        {
+            "jaccard": truth["jaccard"].to_numpy(),
+            "outcome": np.where(found, "found (candidate)", "missed"),
+        }
+    )
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("jaccard:Q", bin=alt.Bin(step=0.01), title="exact Jaccard similarity"),
+            y=alt.Y("count():Q", title="true pairs", stack=True),
+            color=alt.Color(
+                "outcome:N",
+                title="true pair",
+                scale=alt.Scale(
+                    domain=["found (candidate)", "missed"], range=[MEASURED_COLOR, FP_COLOR]
+                ),
+            ),
+            tooltip=[alt.Tooltip("count():Q", title="pairs"), "outcome:N"],
+        )
+        .properties(height=240)
+    )
+
+
+def estimate_vs_exact(table: pd.DataFrame, threshold: float) -> alt.Chart:
+    """Each candidate's MinHash estimate against its exact similarity."""
+    base = alt.Chart(table)
+    pts = base.mark_circle(opacity=0.6).encode(
+        x=alt.X("jaccard:Q", title="exact Jaccard similarity", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("estimate:Q", title="MinHash estimate", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(
+            "verdict:N",
+            title="candidate",
+            scale=alt.Scale(
+                domain=[
+                    "true pair, accepted",
+                    "true pair, rejected by estimate",
+                    "false, accepted",
+                    "false, rejected",
+                ],
+                range=[MEASURED_COLOR, FN_COLOR, FP_COLOR, "#bbbbbb"],
+            ),
+        ),
+        tooltip=[
+            "i:Q",
+            "j:Q",
+            alt.Tooltip("jaccard:Q", format=".3f"),
+            alt.Tooltip("estimate:Q", format=".3f"),
+        ],
+    )
+    rule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(strokeDash=[4, 3]).encode(x="t:Q")
+    hrule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(strokeDash=[4, 3]).encode(y="t:Q")
+    return alt.layer(pts, rule, hrule).properties(height=320)
+
+
+def compare_curves(table: pd.DataFrame, lsh: dict | None) -> alt.LayerChart:
+    """SimHash recall and precision by distance d, MinHash LSH at the current b, r beside it."""
+    long = table.melt(
+        id_vars=["d"], value_vars=["recall", "precision"], var_name="measure", value_name="value"
+    )
+    long["method"] = "SimHash distance ≤ d"
+    lines = (
+        alt.Chart(long)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("d:Q", title="SimHash distance d (bits of 64)"),
+            y=alt.Y("value:Q", title="recall / precision", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(
+                "measure:N",
+                title="measure",
+                scale=alt.Scale(domain=["recall", "precision"], range=[FN_COLOR, FP_COLOR]),
+            ),
+            tooltip=["d:Q", "measure:N", alt.Tooltip("value:Q", format=".3f")],
+        )
+    )
+    layers = [lines]
+    if lsh:
+        ref = pd.DataFrame(
+            {
+                "measure": ["recall", "precision"],
+                "value": [lsh.get("recall", np.nan), lsh.get("precision", np.nan)],
+                "label": ["MinHash LSH recall", "MinHash LSH precision"],
+            }
+        ).dropna()
+        layers.append(
+            alt.Chart(ref)
+            .mark_rule(strokeDash=[6, 4], strokeWidth=2)
+            .encode(
+                y="value:Q",
+                color=alt.Color("measure:N"),
+                tooltip=["label:N", alt.Tooltip("value:Q", format=".3f")],
+            )
+        )
+    return alt.layer(*layers).properties(height=320)
+
+
+def bit_shares(shares: np.ndarray, title: str) -> alt.LayerChart:
+    """Share of fingerprints with each bit set; a healthy hash sits near 0.5 for every bit."""
+    df = pd.DataFrame({"bit": np.arange(len(shares)), "share": shares})
+    df["health"] = np.where((df["share"] <= 0.0) | (df["share"] >= 1.0), "never moves", "moves")
+    bars = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "bit:O",
+                title="bit position",
+                axis=alt.Axis(labelAngle=0, values=list(range(0, 64, 8))),
+            ),
+            y=alt.Y(
+                "share:Q",
+                title="share of documents with the bit set",
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            color=alt.Color(
+                "health:N",
+                title="bit",
+                scale=alt.Scale(domain=["moves", "never moves"], range=[FN_COLOR, FP_COLOR]),
+            ),
+            tooltip=["bit:O", alt.Tooltip("share:Q", format=".2f")],
+        )
+    )
+    half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 3]).encode(y="y:Q")
+    return alt.layer(bars, half).properties(height=200, title=title)
+
+
+def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000) -> alt.LayerChart:
+    """SimHash distance against exact Jaccard for pairs of the user's documents."""
+    if len(df) > max_points:
+        df = df.sample(max_points, random_state=0)
+    pts = (
+        alt.Chart(df)
+        .mark_circle(opacity=0.4)
+        .encode(
+            x=alt.X("jaccard:Q", title="exact Jaccard similarity", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("distance:Q", title="SimHash distance (bits of 64)"),
+            color=alt.Color(
+                "pair:N",
+                title="pair",
+                scale=alt.Scale(
+                    domain=["near duplicate (J ≥ t)", "below t"], range=[FP_COLOR, FN_COLOR]
+                ),
+            ),
+            tooltip=["i:Q", "j:Q", alt.Tooltip("jaccard:Q", format=".3f"), "distance:Q"],
+        )
+        .transform_calculate(
+            pair=f"datum.jaccard >= {threshold} ? 'near duplicate (J ≥ t)' : 'below t'"
+        )
+    )
+    return pts.properties(height=300)

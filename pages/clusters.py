@@ -1,0 +1,148 @@
+"""Clusters: groups of accepted pairs, and the check against each cluster's first document."""
+
+from __future__ import annotations
+
+import difflib
+import html
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import state
+from nearsim.clusters import check_clusters, cluster_table
+
+st.title("Clusters")
+st.markdown(
+    "Accepted pairs (candidates whose estimate reaches t) join documents into **clusters**, "
+    "and clusters are transitive: if A is like B and B is like C, all three are grouped. A "
+    "chain of small edits can therefore join documents whose ends are not similar at all. "
+    "The check compares every member with its cluster's **first document** (the one that "
+    "appeared first) and detaches members below t."
+)
+
+settings, pipe, why = state.current()
+if pipe is None:
+    st.info(why)
+    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
+    st.stop()
+
+docs = pipe.docs
+labels = pipe.labels()
+table = cluster_table(labels)
+check = st.toggle(
+    "Check every member against its cluster's first document",
+    key="cluster_check",
+    help="Members whose exact Jaccard with the first document is below t are detached.",
+)
+detail = None
+if check and len(table):
+    detail, checked = check_clusters(labels, pipe.shingled().flat, settings.threshold)
+    kept_labels = checked
+else:
+    kept_labels = labels
+
+m = st.columns(4)
+m[0].metric("Clusters (2 or more documents)", f"{len(table):,}")
+m[1].metric("Documents in clusters", f"{int(table['size'].sum()) if len(table) else 0:,}")
+m[2].metric("Largest cluster", f"{int(table['size'].max()) if len(table) else 0:,}")
+if detail is not None:
+    m[3].metric("Members detached by the check", f"{int((~detail['kept']).sum()):,}")
+    after = cluster_table(kept_labels)
+    st.caption(f"After the check: {len(after):,} clusters of two or more.")
+else:
+    m[3].metric("Documents alone", f"{docs.n - (int(table['size'].sum()) if len(table) else 0):,}")
+
+if not len(table):
+    st.info("No accepted pairs at these settings, so every document is alone.")
+    st.stop()
+
+shown = table.head(500).copy()
+shown["first document"] = [docs.labels[f] for f in shown["first"]]
+shown["members"] = [
+    ", ".join(docs.labels[x] for x in mem[:12]) + (" …" if len(mem) > 12 else "")
+    for mem in shown["members"]
+]
+if detail is not None:
+    lost = detail.loc[~detail["kept"]].groupby("cluster").size()
+    shown["detached"] = shown["cluster"].map(lost).fillna(0).astype(int)
+st.dataframe(
+    shown.drop(columns=["first"]),
+    hide_index=True,
+    width="stretch",
+    height=280,
+)
+st.caption(f"The {len(shown):,} largest of {len(table):,} clusters.")
+
+
+def _diff_html(reference: str, text: str) -> str:
+    """Words of ``text`` not in ``reference`` marked, words dropped struck through (escaped)."""
+    a, b = reference.split(), text.split()
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(html.escape(" ".join(b[j1:j2])))
+            continue
+        if i2 > i1:
+            out.append(
+                '<del style="background:#fbe3dd;color:#8a2b12">'
+                + html.escape(" ".join(a[i1:i2]))
+                + "</del>"
+            )
+        if j2 > j1:
+            out.append(
+                '<ins style="background:#d9efe9;color:#14594f;text-decoration:none">'
+                + html.escape(" ".join(b[j1:j2]))
+                + "</ins>"
+            )
+    return " ".join(out)
+
+
+st.subheader("One cluster, differences highlighted")
+pick = st.selectbox(
+    "Cluster",
+    range(len(shown)),
+    format_func=lambda q: (
+        f"{shown['first document'].iloc[q]} and {int(shown['size'].iloc[q]) - 1} more"
+    ),
+    key="cluster_pick",
+)
+row = table.iloc[pick]
+members = list(row["members"])[:50]
+first = members[0]
+flat = pipe.shingled()
+ref_set = set(flat.shingles_of(first))
+rows = []
+for d in members:
+    other = set(flat.shingles_of(d))
+    union = len(ref_set | other)
+    rows.append((d, len(ref_set & other) / union if union else 0.0))
+st.caption(
+    "Each member against the first document: inserted words are green, dropped words are "
+    "struck through in red."
+)
+for d, jac in rows:
+    verdict = "" if jac >= settings.threshold else " — below t: the check detaches it"
+    st.markdown(
+        f"**{html.escape(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}"
+    )
+    body = (
+        html.escape(docs.texts[d]) if d == first else _diff_html(docs.texts[first], docs.texts[d])
+    )
+    st.markdown(
+        f'<div style="font-size:0.92rem;line-height:1.5">{body}</div>', unsafe_allow_html=True
+    )
+if len(row["members"]) > 50:
+    st.caption(f"The first 50 of {len(row['members'])} members.")
+
+if detail is not None:
+    with st.expander("Every checked member"):
+        d = detail.copy()
+        d["document"] = [docs.labels[x] for x in d["doc"]]
+        st.dataframe(
+            d[["document", "cluster", "jaccard_to_first", "kept"]],
+            hide_index=True,
+            width="stretch",
+        )
+
+_ = np, pd  # used in type hints of helpers above

@@ -1,0 +1,136 @@
+"""Documents: where the documents come from, how many there are, and what they look like."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import charts, state
+from nearsim.documents import DOCUMENT_EXTENSIONS, csv_columns
+
+st.title("Documents")
+st.markdown(
+    "Near-duplicate detection compares documents as **sets of shingles**. Pick a source "
+    "in the sidebar: **Example** generates short news-like texts in which about a third "
+    "are edited copies of earlier ones, **Paste** takes one document per line (or "
+    "blank-line separated paragraphs), **CSV** takes one column of a file, and **Files** "
+    "makes each .txt, .md or .html file one document (HTML: visible text only — "
+    "navigation, header, footer, sidebars and scripts are dropped). Everything stays on "
+    "this computer."
+)
+
+ss = st.session_state
+settings = ss["_settings"]
+
+
+def _store_csv() -> None:
+    up = ss.get("upload_csv")
+    ss[state.CSV_STATE] = (up.name, up.getvalue()) if up is not None else None
+    ss.pop("csv_column", None)
+
+
+def _store_files() -> None:
+    ups = ss.get("upload_files") or []
+    ss[state.FILES_STATE] = [(u.name, u.getvalue()) for u in ups]
+
+
+if settings.source == "paste":
+    st.text_area(
+        "Your documents",
+        key=state.PASTE_KEY,
+        height=260,
+        placeholder="One document per line — or paragraphs separated by a blank line.",
+        help="Kept in this browser's local storage so it is here next time; never uploaded "
+        "and never put in a Share link.",
+        persist_state="session",
+    )
+elif settings.source == "csv":
+    st.file_uploader("CSV file", type=["csv", "tsv", "txt"], key="upload_csv", on_change=_store_csv)
+    upload = ss.get(state.CSV_STATE)
+    if upload:
+        name, data = upload
+        try:
+            columns = csv_columns(data)
+        except ValueError as exc:
+            st.error(f"{name}: {exc}")
+            columns = []
+        if columns:
+            st.selectbox(
+                "Text column",
+                columns,
+                key="csv_column",
+                help="Each non-empty cell of this column is one document.",
+            )
+elif settings.source == "files":
+    st.file_uploader(
+        "Text, Markdown or HTML files",
+        type=[e.lstrip(".") for e in DOCUMENT_EXTENSIONS],
+        accept_multiple_files=True,
+        key="upload_files",
+        on_change=_store_files,
+    )
+    for problem in ss.get("_file_problems") or []:
+        st.warning(problem)
+
+settings, pipe, why = state.current()
+if pipe is None:
+    st.info(why)
+    st.stop()
+
+docs = pipe.docs
+shingled = pipe.shingled()
+counts = shingled.counts
+below = ~shingled.valid
+
+st.caption(docs.summary)
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Documents", f"{docs.n:,}")
+c2.metric("Median shingles per document", f"{np.median(counts):,.0f}")
+c3.metric("Documents below the minimum", f"{int(below.sum()):,}")
+if docs.parent is not None:
+    c4.metric("Edited copies (Example)", f"{int((docs.parent >= 0).sum()):,}")
+else:
+    c4.metric("Characters in all", f"{sum(map(len, docs.texts)):,}")
+
+st.subheader("Shingles per document")
+st.altair_chart(charts.shingle_histogram(counts, settings.min_shingles), width="stretch")
+kind = "character" if settings.shingle_kind == "char" else "word"
+st.caption(
+    f"Distinct {kind} {settings.shingle_k}-grams per document. Documents below the minimum "
+    f"({max(settings.min_shingles, 1)}) get no signature and are left out of every pair."
+)
+
+if below.any():
+    st.subheader("Documents below the minimum")
+    idx = np.flatnonzero(below)[:200]
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "document": [docs.labels[i] for i in idx],
+                "shingles": counts[idx],
+                "text": [docs.texts[i][:300] for i in idx],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+st.subheader("Preview")
+limit = min(docs.n, 500)
+preview = pd.DataFrame(
+    {
+        "document": docs.labels[:limit],
+        "shingles": counts[:limit],
+        "text": [t[:400] for t in docs.texts[:limit]],
+    }
+)
+if docs.parent is not None:
+    preview.insert(
+        1,
+        "copy of",
+        ["" if p < 0 else docs.labels[p] for p in docs.parent[:limit]],
+    )
+st.dataframe(preview, hide_index=True, width="stretch", height=360)
+if docs.n > limit:
+    st.caption(f"The first {limit} of {docs.n:,} documents.")

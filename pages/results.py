@@ -1,0 +1,143 @@
+"""Results: which real pairs the index finds and misses, against exact ground truth."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import charts, state
+
+st.title("Results")
+st.markdown(
+    "The **true pairs** are every pair whose exact Jaccard similarity reaches the threshold "
+    "t — computed by comparing every pair for up to 2,500 documents, and by an exact "
+    "similarity join (PPJoin: prefix, length and positional filtering, then verification) "
+    "above that. **Candidates** are the pairs banding proposes. The usual second step "
+    "keeps only candidates whose MinHash estimate reaches t; both stages are scored."
+)
+
+settings, pipe, why = state.current()
+if pipe is None:
+    st.info(why)
+    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
+    st.stop()
+
+ev = pipe.evaluation()
+docs = pipe.docs
+shingled = pipe.shingled()
+
+
+def pct(x: float) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.1%}"
+
+
+row1 = st.columns(4)
+row1[0].metric(
+    "Candidate pairs", f"{ev.candidates:,}", help="Pairs equal on at least one whole band."
+)
+row1[1].metric("True pairs (exact J ≥ t)", f"{ev.true_pairs:,}")
+row1[2].metric(
+    "Recall of the candidates", pct(ev.recall), help="True pairs that became candidates."
+)
+row1[3].metric(
+    "Precision of the candidates", pct(ev.precision), help="Candidates that are true pairs."
+)
+row2 = st.columns(4)
+row2[0].metric(
+    "Kept after the estimate filter",
+    f"{ev.accepted:,}",
+    help="Candidates whose MinHash estimate is at least t.",
+)
+row2[1].metric("True pairs kept", f"{ev.true_accepted:,}")
+row2[2].metric("Recall after the filter", pct(ev.recall_filtered))
+row2[3].metric("Precision after the filter", pct(ev.precision_filtered))
+st.caption(
+    f"Threshold t = {settings.threshold:g}; {settings.bands} bands × {settings.rows} rows "
+    f"per band of a {settings.num_perm}-value signature; {int(shingled.valid.sum()):,} of "
+    f"{docs.n:,} documents have a signature."
+)
+
+exact = pipe.exact()
+truth = ev.true_table
+if len(truth):
+    st.altair_chart(charts.found_by_similarity(truth, truth["found"].to_numpy()), width="stretch")
+    st.caption("True pairs by exact similarity: found by banding, or missed.")
+
+
+def exact_jaccard(i: int, j: int) -> float:
+    a, b = set(shingled.shingles_of(i)), set(shingled.shingles_of(j))
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+def side_by_side(df: pd.DataFrame, value_cols: list[str], limit: int = 100) -> pd.DataFrame:
+    rows = df.head(limit)
+    return pd.DataFrame(
+        {
+            "first": [docs.labels[i] for i in rows["i"]],
+            "second": [docs.labels[j] for j in rows["j"]],
+            **{c: rows[c].round(3).to_numpy() for c in value_cols},
+            "first text": [docs.texts[i][:500] for i in rows["i"]],
+            "second text": [docs.texts[j][:500] for j in rows["j"]],
+        }
+    )
+
+
+tab_missed, tab_false, tab_scatter = st.tabs(
+    [
+        f"Missed pairs ({len(ev.missed):,})",
+        f"False candidates ({len(ev.false_candidates):,})",
+        "Estimate against exact",
+    ]
+)
+with tab_missed:
+    st.markdown(
+        "True pairs that never shared a whole band — raise the false-negative weight, or use "
+        "more bands of fewer rows, to catch them."
+    )
+    if len(ev.missed):
+        missed = ev.missed.sort_values("jaccard", ascending=False)
+        st.dataframe(side_by_side(missed, ["jaccard"]), hide_index=True, width="stretch")
+        st.caption(f"The {min(100, len(missed))} most similar of {len(missed):,} missed pairs.")
+    else:
+        st.success("Banding found every true pair.")
+with tab_false:
+    st.markdown(
+        "Candidates whose exact similarity is below t: work the second step has to throw away."
+    )
+    if len(ev.false_candidates):
+        fc = ev.false_candidates.sort_values("estimate", ascending=False).head(100).copy()
+        fc["jaccard"] = [exact_jaccard(i, j) for i, j in zip(fc["i"], fc["j"], strict=True)]
+        st.dataframe(side_by_side(fc, ["estimate", "jaccard"]), hide_index=True, width="stretch")
+        st.caption(
+            f"The {len(fc)} highest-estimate of {len(ev.false_candidates):,} false candidates, "
+            "with their exact similarity."
+        )
+    else:
+        st.success("Every candidate is a true pair.")
+with tab_scatter:
+    table = ev.candidate_table
+    if len(table):
+        shown = table.sample(min(len(table), 2000), random_state=0) if len(table) > 2000 else table
+        shown = shown.copy()
+        known = dict(zip(zip(exact["i"], exact["j"], strict=True), exact["jaccard"], strict=True))
+        shown["jaccard"] = [
+            known.get((i, j)) if (i, j) in known else exact_jaccard(i, j)
+            for i, j in zip(shown["i"], shown["j"], strict=True)
+        ]
+        shown["verdict"] = np.select(
+            [shown["true"] & shown["accepted"], shown["true"], shown["accepted"]],
+            ["true pair, accepted", "true pair, rejected by estimate", "false, accepted"],
+            default="false, rejected",
+        )
+        st.altair_chart(charts.estimate_vs_exact(shown, settings.threshold), width="stretch")
+        st.caption(
+            "Each candidate's MinHash estimate against its exact similarity; the dashed lines "
+            f"are t = {settings.threshold:g}."
+            + (f" A random 2,000 of {len(table):,} candidates." if len(table) > 2000 else "")
+        )
+    else:
+        st.info("No candidates at these settings.")
