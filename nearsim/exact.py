@@ -46,6 +46,8 @@ import pandas as pd
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ._hashing import FlatShingles
+
 __all__ = [
     "AUTO_BRUTE_LIMIT",
     "BAND_WIDTH",
@@ -62,10 +64,12 @@ MAX_DENOMINATOR = 10**6
 BAND_WIDTH = 0.05
 N_BANDS = 20
 
-# Most frequent shingles kept as bitsets for verification (a multiple of 64).
-_FREQUENT_BITS = 1024
-# Hashed bitmap of the other shingles, for a cheap upper bound before the merge.
-_HASHED_BITS = 256
+# Verification bitsets: with at most this many distinct shingles every shingle gets an
+# exact bit; above, all are hashed into _HASHED_BITS bits for an upper bound on the overlap.
+_EXACT_VOCAB = 4096
+_HASHED_BITS = 1024
+# The ell of the ell-prefix filter (see _ppjoin_probe).
+_ELL = 6
 # Below this many probes the thread pool is not worth starting.
 _PARALLEL_MIN_PROBES = 512
 
@@ -152,19 +156,49 @@ def _mix64(x):
     return x
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _key(buf, a, m):
+    """128-bit key of the bytes buf[a:m], and whether it is a hash.
+
+    Up to 15 bytes the key is the bytes themselves (packed, length in the top byte), so
+    equal keys are equal strings. Longer: two 64-bit hashes with top byte 0xFF, to be
+    checked by :func:`_verify_codes`.
+    """
+    length = m - a
+    if length <= 15:
+        w0 = np.uint64(0)
+        w1 = np.uint64(0)
+        for e in range(a, m):
+            if e - a < 8:
+                w0 = (w0 << np.uint64(8)) | np.uint64(buf[e])
+            else:
+                w1 = (w1 << np.uint64(8)) | np.uint64(buf[e])
+        return w0, w1 | (np.uint64(length) << np.uint64(56)), False
+    h0 = np.uint64(0xCBF29CE484222325)
+    h1 = np.uint64(0x84222325CBF29CE4)
+    for e in range(a, m):
+        c = np.uint64(buf[e])
+        h0 = (h0 ^ c) * np.uint64(0x100000001B3)
+        h1 = (h1 ^ c) * np.uint64(0x9E3779B97F4A7C15)
+        h1 ^= h1 >> np.uint64(29)
+    return (
+        _mix64(h0 ^ np.uint64(length)),
+        (h1 >> np.uint64(8)) | (np.uint64(0xFF) << np.uint64(56)),
+        True,
+    )
+
+
 @njit(cache=True, nogil=True)
 def _split_keys(buf, total):
-    """Cut the NUL-joined UTF-8 bytes into ``total`` shingles and give each a 128-bit key.
+    """Cut NUL-joined UTF-8 bytes into ``total`` shingles and key each (see :func:`_key`).
 
-    A shingle of at most 15 bytes is its key (bytes packed, length in the top byte): equal
-    keys are equal strings. A longer one gets two 64-bit hashes and top byte 0xFF; those
-    are checked by :func:`_verify_codes`. Returns k0, k1, starts (shingle t is
-    buf[starts[t] : starts[t + 1] - 1]), whether any key is a hash, and whether the
-    number of shingles came out as ``total`` (it does not if a shingle contains NUL).
+    Returns k0, k1, starts, ends, whether any key is a hash, and whether the number of
+    shingles came out as ``total`` (it does not if a shingle contains NUL).
     """
     k0 = np.empty(total, np.uint64)
     k1 = np.empty(total, np.uint64)
-    starts = np.empty(total + 1, np.int64)
+    starts = np.empty(total, np.int64)
+    ends = np.empty(total, np.int64)
     hashed = False
     t = 0
     a = 0
@@ -173,34 +207,27 @@ def _split_keys(buf, total):
         if m < size and buf[m] != 0:
             continue
         if t >= total:
-            return k0, k1, starts, hashed, False
+            return k0, k1, starts, ends, hashed, False
         starts[t] = a
-        length = m - a
-        if length <= 15:
-            w0 = np.uint64(0)
-            w1 = np.uint64(0)
-            for e in range(a, m):
-                if e - a < 8:
-                    w0 = (w0 << np.uint64(8)) | np.uint64(buf[e])
-                else:
-                    w1 = (w1 << np.uint64(8)) | np.uint64(buf[e])
-            k0[t] = w0
-            k1[t] = w1 | (np.uint64(length) << np.uint64(56))
-        else:
-            hashed = True
-            h0 = np.uint64(0xCBF29CE484222325)
-            h1 = np.uint64(0x84222325CBF29CE4)
-            for e in range(a, m):
-                c = np.uint64(buf[e])
-                h0 = (h0 ^ c) * np.uint64(0x100000001B3)
-                h1 = (h1 ^ c) * np.uint64(0x9E3779B97F4A7C15)
-                h1 ^= h1 >> np.uint64(29)
-            k0[t] = _mix64(h0 ^ np.uint64(length))
-            k1[t] = (h1 >> np.uint64(8)) | (np.uint64(0xFF) << np.uint64(56))
+        ends[t] = m
+        k0[t], k1[t], h = _key(buf, a, m)
+        hashed |= h
         t += 1
         a = m + 1
-    starts[total] = size + 1
-    return k0, k1, starts, hashed, t == total
+    return k0, k1, starts, ends, hashed, t == total
+
+
+@njit(cache=True, nogil=True)
+def _span_keys(buf, starts, ends):
+    """Keys (see :func:`_key`) of the shingles buf[starts[t] : ends[t]]."""
+    total = starts.size
+    k0 = np.empty(total, np.uint64)
+    k1 = np.empty(total, np.uint64)
+    hashed = False
+    for t in range(total):
+        k0[t], k1[t], h = _key(buf, starts[t], ends[t])
+        hashed |= h
+    return k0, k1, hashed
 
 
 @njit(cache=True, nogil=True)
@@ -279,10 +306,10 @@ def _grow1(arr):
 
 
 @njit(cache=True, nogil=True)
-def _verify_codes(buf, starts, codes, first):
+def _verify_codes(buf, starts, ends, codes, first):
     """True iff every shingle longer than 15 bytes equals the first one with its id."""
     for t in range(codes.size):
-        length = starts[t + 1] - 1 - starts[t]
+        length = ends[t] - starts[t]
         if length <= 15:
             continue
         r = first[codes[t]]
@@ -290,7 +317,7 @@ def _verify_codes(buf, starts, codes, first):
             continue
         a = starts[r]
         b = starts[t]
-        if starts[r + 1] - 1 - a != length:
+        if ends[r] - a != length:
             return False
         for m in range(length):
             if buf[a + m] != buf[b + m]:
@@ -434,9 +461,9 @@ def _rows(out, cnt):
 def _build_postings(order, offsets, tok, index_len, vocab):
     """Inverted index of each document's first ``index_len`` tokens.
 
-    Entries are (position in ``order``, size of that document, position of the token in
-    it), sorted by the first; the size is stored in the entry so the scan reads it
-    sequentially instead of looking it up.
+    An entry is (position in ``order``) << 32 | (position of the token in the document),
+    one int64, so a scan reads a single stream; entries are sorted by position in
+    ``order``.
     """
     counts = np.zeros(vocab + 1, np.int64)
     for s in range(order.size):
@@ -447,20 +474,14 @@ def _build_postings(order, offsets, tok, index_len, vocab):
     for w in range(vocab):
         start[w + 1] = start[w] + counts[w + 1]
     fill = start[:vocab].copy()
-    post_doc = np.empty(start[vocab], np.int32)
-    post_len = np.empty(start[vocab], np.int32)
-    post_pos = np.empty(start[vocab], np.int32)
+    post = np.empty(start[vocab], np.int64)
     for s in range(order.size):
-        d = order[s]
-        a = offsets[d]
-        size = offsets[d + 1] - a
+        a = offsets[order[s]]
         for k in range(index_len[s]):
             w = tok[a + k]
-            post_doc[fill[w]] = s
-            post_len[fill[w]] = size
-            post_pos[fill[w]] = k
+            post[fill[w]] = (np.int64(s) << 32) | k
             fill[w] += 1
-    return start, post_doc, post_len, post_pos
+    return start, post
 
 
 @njit(cache=True, nogil=True)
@@ -495,9 +516,7 @@ def _ppjoin_probe(
     fwords,
     hwords,
     post_start,
-    post_doc,
-    post_len,
-    post_pos,
+    post,
     vocab,
     p,
     q,
@@ -516,10 +535,15 @@ def _ppjoin_probe(
     ``first_of_len[L]`` is the first sorted position whose size is >= L.
 
     Returns rows (doc x, doc y, inter, union) and counters: probes, postings entries
-    visited, distinct documents met, candidates verified, pairs found, unused.
+    visited, distinct documents met, candidates verified, pairs found, candidates
+    rejected by the bitmap bound alone.
     """
     n = order.size
-    acc = np.zeros(n, np.int32)
+    # state[2y] is the overlap counted for y (-1: ruled out), state[2y + 1] its size: one
+    # cache line for both
+    state = np.zeros(2 * n, np.int32)
+    for y in range(n):
+        state[2 * y + 1] = slen[y]
     touched = np.empty(n, np.int32)
     mark = np.zeros(vocab, np.int32)
     # per shingle: first entry not yet ruled out by the length filter. Probes come in
@@ -561,23 +585,26 @@ def _ppjoin_probe(
             w = tok[x0 + i]
             b = post_start[w + 1]
             e = cursor[w]
-            while e < b and post_doc[e] < lo_s:
+            lo_key = np.int64(lo_s) << 32
+            while e < b and post[e] < lo_key:
                 e += 1
             cursor[w] = e
             e0 = e
+            hi_key = np.int64(hi_s) << 32
             rest_x = lx - i - 1
             while e < b:
-                y = post_doc[e]
-                if y >= hi_s:
+                entry = post[e]
+                if entry >= hi_key:
                     break
-                ly = post_len[e]
-                jpos = post_pos[e]
                 e += 1
+                y = entry >> 32
+                jpos = entry & 0xFFFFFFFF
+                av = state[2 * y]
+                if av < 0:
+                    continue
+                ly = state[2 * y + 1]
                 alpha = alpha_of[ly]
                 if jpos >= ly - alpha + ell:
-                    continue
-                av = acc[y]
-                if av < 0:
                     continue
                 rest_y = ly - jpos - 1
                 rest = rest_x if rest_x < rest_y else rest_y
@@ -585,16 +612,16 @@ def _ppjoin_probe(
                     touched[ntouch] = y
                     ntouch += 1
                 if av + 1 + rest >= alpha:
-                    acc[y] = av + 1
+                    state[2 * y] = av + 1
                 else:
-                    acc[y] = -1
+                    state[2 * y] = -1
             stats[1] += e - e0
         stats[2] += ntouch
         marked = False
         for t in range(ntouch):
             y = touched[t]
-            av = acc[y]
-            acc[y] = 0
+            av = state[2 * y]
+            state[2 * y] = 0
             if av <= 0:
                 continue
             ly = slen[y]
@@ -624,8 +651,12 @@ def _ppjoin_probe(
 
 
 @njit(cache=True, nogil=True)
-def _brute_probe(probes, lens, offsets, tok, post_start, post_doc, p, q):
-    """Every pair (x, y > x) sharing a shingle, counted through the full inverted index."""
+def _brute_probe(probes, lens, offsets, tok, post_start, post, p, q):
+    """Every pair (x, y > x) sharing a shingle, counted through the full inverted index.
+
+    Returns rows (x, y, inter, union) and counters as :func:`_ppjoin_probe` (every pair
+    met is counted exactly, so "verified" equals "met").
+    """
     n = lens.size
     acc = np.zeros(n, np.int32)
     touched = np.empty(n, np.int32)
@@ -643,16 +674,16 @@ def _brute_probe(probes, lens, offsets, tok, post_start, post_doc, p, q):
         for m in range(offsets[x], offsets[x + 1]):
             w = tok[m]
             b = post_start[w + 1]
-            e = _first_at_least(post_doc, post_start[w], b, x + 1)
+            e = _first_at_least(post, post_start[w], b, np.int64(x + 1) << 32)
             stats[1] += b - e
             while e < b:
-                y = post_doc[e]
+                y = post[e] >> 32
                 if acc[y] == 0:
                     touched[ntouch] = y
                     ntouch += 1
                 acc[y] += 1
                 e += 1
-        stats[3] += ntouch
+        stats[2] += ntouch
         for t in range(ntouch):
             y = touched[t]
             inter = np.int64(acc[y])
@@ -669,9 +700,8 @@ def _brute_probe(probes, lens, offsets, tok, post_start, post_doc, p, q):
                 out[4 * cnt + 2] = inter
                 out[4 * cnt + 3] = lx + ly - inter
                 cnt += 1
-    stats[2] = stats[1]
-    stats[4] = stats[3]
-    stats[5] = cnt
+    stats[3] = stats[2]
+    stats[4] = cnt
     return _rows(out, cnt), stats
 
 
@@ -759,23 +789,10 @@ def _exact_codes(docs, total: int):
     return codes, np.bincount(codes, minlength=len(uniques))
 
 
-def _intern(docs, total: int):
-    """Ids for the flattened shingles (equal ids iff equal strings) and each id's count.
-
-    The shingles are joined with NUL in C, encoded once as UTF-8 and keyed in compiled
-    code: a shingle of up to 15 bytes is its own key; a longer one is hashed and every
-    hashed shingle is compared byte by byte with the first one of its id, with a fall
-    back to exact Python hashing if two ever differ. Ids may have gaps (count 0).
-    """
-    try:
-        big = "\x00".join(chain.from_iterable(docs))
-    except TypeError:
-        raise ValueError(f"every shingle must be a str; {_first_non_str(docs)}") from None
-    buf = np.frombuffer(big.encode("utf-8", "surrogatepass"), np.uint8)
-    del big
-    k0, k1, starts, hashed, ok = _split_keys(buf, total)
-    if not ok:  # a shingle contains NUL: the separators are ambiguous
-        return _exact_codes(docs, total)
+def _codes_from_keys(k0, k1, hashed, buf, starts, ends):
+    """Ids from keys (parts of the key space on different threads), or None if two
+    different hashed shingles ever share a key."""
+    total = k0.size
     codes = np.empty(total, np.int64)
     nparts = _threads() if total >= 200_000 else 1
     if nparts == 1:
@@ -791,24 +808,68 @@ def _intern(docs, total: int):
     for k, (f, c) in enumerate(parts):
         first[k : k + nparts * f.size : nparts] = f
         counts[k : k + nparts * c.size : nparts] = c
-    if hashed and not _verify_codes(buf, starts, codes, first):
-        return _exact_codes(docs, total)
+    if hashed and not _verify_codes(buf, starts, ends, codes, first):
+        return None
     return codes, counts
 
 
-def _prepare(sets) -> _Tokens:
-    docs = _documents(sets)
-    n = len(docs)
+def _intern(docs, total: int):
+    """Ids for the flattened shingles (equal ids iff equal strings) and each id's count.
+
+    The shingles are joined with NUL in C, encoded once as UTF-8 and keyed in compiled
+    code: a shingle of up to 15 bytes is its own key; a longer one is hashed and every
+    hashed shingle is compared byte by byte with the first one of its id, with a fall
+    back to exact Python hashing if two ever differ. Ids may have gaps (count 0).
+    """
     try:
-        lengths = np.fromiter(map(len, docs), np.int64, count=n)
-    except TypeError as exc:  # pragma: no cover - guarded by _documents
-        raise ValueError(f"each document must be a sized list of str shingles: {exc}") from None
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    if total == 0:
-        return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
-    codes, counts = _intern(docs, total)
+        big = "\x00".join(chain.from_iterable(docs))
+    except TypeError:
+        raise ValueError(f"every shingle must be a str; {_first_non_str(docs)}") from None
+    buf = np.frombuffer(big.encode("utf-8", "surrogatepass"), np.uint8)
+    del big
+    k0, k1, starts, ends, hashed, ok = _split_keys(buf, total)
+    result = _codes_from_keys(k0, k1, hashed, buf, starts, ends) if ok else None
+    return result if result is not None else _exact_codes(docs, total)
+
+
+def _intern_flat(flat):
+    """As :func:`_intern`, for shingles already given as spans of one UTF-8 buffer."""
+    buf = np.ascontiguousarray(flat.buf, dtype=np.uint8)
+    starts = np.ascontiguousarray(flat.starts, dtype=np.int64)
+    ends = np.ascontiguousarray(flat.ends, dtype=np.int64)
+    k0, k1, hashed = _span_keys(buf, starts, ends)
+    result = _codes_from_keys(k0, k1, hashed, buf, starts, ends)
+    if result is None:  # pragma: no cover - needs a 120-bit hash collision
+        flat_obj = np.array(
+            [bytes(buf[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)],
+            dtype=object,
+        )
+        codes, uniques = pd.factorize(flat_obj)
+        result = codes, np.bincount(codes, minlength=len(uniques))
+    return result
+
+
+def _prepare(sets) -> _Tokens:
+    if isinstance(sets, FlatShingles):
+        offsets = np.ascontiguousarray(sets.doc_offsets, dtype=np.int64)
+        n = offsets.size - 1
+        total = int(offsets[-1])
+        if total == 0:
+            return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
+        codes, counts = _intern_flat(sets)
+    else:
+        docs = _documents(sets)
+        n = len(docs)
+        try:
+            lengths = np.fromiter(map(len, docs), np.int64, count=n)
+        except TypeError as exc:  # pragma: no cover - guarded by _documents
+            raise ValueError(f"each document must be a sized list of str shingles: {exc}") from None
+        offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        total = int(offsets[-1])
+        if total == 0:
+            return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
+        codes, counts = _intern(docs, total)
     # rank ids by frequency, rarest first; unused ids (count 0) come first and are cut off
     unused = int(np.count_nonzero(counts == 0))
     rank = np.empty(counts.size, np.int32)
@@ -821,8 +882,12 @@ def _prepare(sets) -> _Tokens:
     return _Tokens(new_off, tok, sizes, vocab)
 
 
-def _verification_index(prep: _Tokens, fbits: int = _FREQUENT_BITS, hbits: int = _HASHED_BITS):
-    """Bitsets for :func:`_overlap`: ``fbits`` most frequent ids exact, the rest hashed."""
+def _verification_index(prep: _Tokens, fbits: int | None = None, hbits: int = _HASHED_BITS):
+    """Bitsets for :func:`_overlap_marked`: the ``fbits`` most frequent ids exact, the
+    others hashed into ``hbits`` bits. Default: every id exact when there are at most
+    ``_EXACT_VOCAB`` of them, else all hashed."""
+    if fbits is None:
+        fbits = prep.vocab if prep.vocab <= _EXACT_VOCAB else 0
     fwords = min(fbits, -(-prep.vocab // 64) * 64) // 64
     base = max(prep.vocab - 64 * fwords, 0)
     hwords = hbits // 64 if base > 0 else 0
@@ -852,6 +917,26 @@ def _run(kernel, probes: np.ndarray, args: tuple):
     return rows, stats
 
 
+def _overlaps(prep: _Tokens, verify, pi: np.ndarray, pj: np.ndarray) -> np.ndarray:
+    """|x ∩ y| for the pairs (pi, pj), sorted by pi, in contiguous chunks on a few threads."""
+    bits, split, fwords, hwords = verify
+    args = (prep.offsets, prep.tokens, split, bits, fwords, hwords, prep.vocab)
+    threads = _threads()
+    if threads == 1 or pi.size < 50_000:
+        return _pair_overlaps(pi, pj, *args)
+    edges = np.linspace(0, pi.size, 4 * threads + 1).astype(np.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(
+            pool.map(
+                lambda k: _pair_overlaps(
+                    pi[edges[k] : edges[k + 1]], pj[edges[k] : edges[k + 1]], *args
+                ),
+                range(edges.size - 1),
+            )
+        )
+    return np.concatenate(parts)
+
+
 def _frame(rows: np.ndarray) -> pd.DataFrame:
     """Rows (x, y, inter, union) as the sorted i, j, jaccard frame."""
     if rows.shape[0] == 0:
@@ -865,7 +950,7 @@ def _frame(rows: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"i": i[order], "j": j[order], "jaccard": jac[order]})
 
 
-def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = 1):
+def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = _ELL):
     """Rows (x, y, inter, union) of every pair at or above ``frac``, and the counters."""
     p = np.int64(frac.numerator)
     q = np.int64(frac.denominator)
@@ -875,14 +960,14 @@ def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = 1)
         return np.empty((0, 4), np.int64), np.zeros(6, np.int64), method
     if method == "brute":
         ident = np.arange(prep.n, dtype=np.int64)
-        post_start, post_doc, _, _ = _build_postings(
+        post_start, post = _build_postings(
             ident, prep.offsets, prep.tokens, prep.lengths, prep.vocab
         )
         probes = np.flatnonzero(prep.lengths > 0).astype(np.int64)
         rows, stats = _run(
             _brute_probe,
             probes,
-            (prep.lengths, prep.offsets, prep.tokens, post_start, post_doc, p, q),
+            (prep.lengths, prep.offsets, prep.tokens, post_start, post, p, q),
         )
         return rows, stats, method
     nonempty = np.flatnonzero(prep.lengths > 0)
@@ -890,9 +975,7 @@ def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = 1)
     slen = prep.lengths[order]
     need = (2 * p * slen + p + q - 1) // (p + q)
     index_len = np.minimum(slen - np.maximum(need, 1) + ell, slen)
-    post_start, post_doc, post_len, post_pos = _build_postings(
-        order, prep.offsets, prep.tokens, index_len, prep.vocab
-    )
+    post_start, post = _build_postings(order, prep.offsets, prep.tokens, index_len, prep.vocab)
     bits, split, fwords, hwords = verify if verify is not None else _verification_index(prep)
     # first_of_len[L]: first sorted position with size >= L (L = 0 .. max size + 1)
     first_of_len = np.searchsorted(slen, np.arange(int(slen[-1]) + 2), side="left")
@@ -911,9 +994,7 @@ def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = 1)
             fwords,
             hwords,
             post_start,
-            post_doc,
-            post_len,
-            post_pos,
+            post,
             prep.vocab,
             p,
             q,
@@ -931,10 +1012,10 @@ def exact_pairs(sets, threshold, method: str = "auto") -> pd.DataFrame:
 
     Parameters
     ----------
-    sets : sequence of sequences of str, length n
-        One entry per document: its shingles (as produced by :func:`nearsim.shingles`).
-        Each entry is treated as a set; repeats are ignored. A document with no shingles
-        is never in a pair.
+    sets : sequence of sequences of str, length n, or FlatShingles
+        One entry per document: its shingles (as produced by :func:`nearsim.shingles`),
+        or the same as ``nearsim._hashing.FlatShingles`` spans. Each entry is treated as
+        a set; repeats are ignored. A document with no shingles is never in a pair.
     threshold : float
         In (0, 1]. Read as the fraction P/Q with Q <= 10**6 nearest to it (0.7 is 7/10);
         a pair is included iff it shares a shingle and ``inter * Q >= P * union`` in exact
@@ -970,14 +1051,7 @@ def _join_with_stats(sets, threshold, method: str = "auto"):
     method = _check_method(method)
     prep = _prepare(sets)
     rows, stats, used = _join(prep, frac, method)
-    names = (
-        "probes",
-        "entries_no_length_filter",
-        "entries",
-        "candidates",
-        "after_positional",
-        "pairs",
-    )
+    names = ("probes", "entries", "candidates", "verified", "pairs", "bitmap_rejected")
     return _frame(rows), dict(zip(names, stats.tolist(), strict=True)) | {"method": used}
 
 
@@ -1003,9 +1077,11 @@ def similarity_band(jaccard) -> np.ndarray:
 
 
 def _default_floor(frac: Fraction) -> Fraction:
-    """Lowest band edge covered exactly above the all-pairs limit."""
-    edge = math.floor((frac - Fraction(3, 10)) * N_BANDS)
-    return Fraction(max(edge, 4), N_BANDS)
+    """Lowest band edge listed exactly above the all-pairs limit: the band edge at or
+    below ``threshold - 0.25`` (where a tuned S-curve starts to rise), but not below 0.5
+    (the join's cost grows quickly below it)."""
+    edge = math.floor((frac - Fraction(1, 4)) * N_BANDS)
+    return Fraction(max(edge, N_BANDS // 2), N_BANDS)
 
 
 def _pairs_from_linear(k: np.ndarray, m: int):
@@ -1023,7 +1099,7 @@ def similarity_sample(
     threshold,
     seed: int = 0,
     all_pairs_limit: int = AUTO_BRUTE_LIMIT,
-    sample_size: int = 200_000,
+    sample_size: int = 300_000,
     floor=None,
 ) -> pd.DataFrame:
     """Pairs with their exact Jaccard over the whole range, for candidate rates per band.
@@ -1047,7 +1123,7 @@ def similarity_sample(
 
     Parameters
     ----------
-    sets : sequence of sequences of str, length n
+    sets : sequence of sequences of str, length n, or FlatShingles
         Documents as shingle lists, as for :func:`exact_pairs`.
     threshold : float
         The detection threshold in (0, 1]; sets the default ``floor``.
@@ -1059,8 +1135,12 @@ def similarity_sample(
         Pairs drawn above the limit (all of them if there are fewer).
     floor : float, optional
         Band edge (a multiple of 0.05 in (0, 1]) from which pairs are listed completely
-        above the limit. Default: the band edge at or below ``threshold - 0.3``, at least
-        0.2.
+        above the limit. Default: the band edge at or below ``threshold - 0.25`` (where
+        a tuned S-curve starts to rise), but at least 0.5, because the join's cost grows
+        quickly below that (on 20,000 news-like texts: about 0.4 s at 0.7, 1.8 s at 0.5,
+        8 s at 0.3). Bands below the floor rest on the sample alone: with 300,000 pairs
+        drawn, bands with few pairs in the corpus get few rows, and their rate a wide
+        error bar.
 
     Returns
     -------
@@ -1112,7 +1192,6 @@ def similarity_sample(
         return df
     verify = _verification_index(prep)
     rows, _, _ = _join(prep, floor_frac, "ppjoin", verify=verify)
-    exact = _frame(rows)
     drawn = min(int(sample_size), population)
     rng = np.random.default_rng(int(seed))
     if drawn == population:
@@ -1122,30 +1201,28 @@ def similarity_sample(
     a, b = _pairs_from_linear(lin, m)
     pi = nonempty[a].astype(np.int64)
     pj = nonempty[b].astype(np.int64)
-    bits, split, fwords, hwords = verify
-    inter = _pair_overlaps(
-        pi, pj, prep.offsets, prep.tokens, split, bits, fwords, hwords, prep.vocab
-    )
+    inter = _overlaps(prep, verify, pi, pj)
     union = prep.lengths[pi] + prep.lengths[pj] - inter
     below = inter * floor_frac.denominator < floor_frac.numerator * union
     keep = below & (inter > 0)
-    zero = int(np.count_nonzero(inter == 0))
-    sample = pd.DataFrame(
+    i = np.concatenate([np.minimum(rows[:, 0], rows[:, 1]), pi[keep]])
+    j = np.concatenate([np.maximum(rows[:, 0], rows[:, 1]), pj[keep]])
+    inter_all = np.concatenate([rows[:, 2], inter[keep]]).astype(np.float64)
+    union_all = np.concatenate([rows[:, 3], union[keep]]).astype(np.float64)
+    sampled = np.concatenate([np.zeros(rows.shape[0], bool), np.ones(int(keep.sum()), bool)])
+    order = np.lexsort((j, i))
+    df = pd.DataFrame(
         {
-            "i": pi[keep],
-            "j": pj[keep],
-            "jaccard": inter[keep].astype(np.float64) / union[keep].astype(np.float64),
+            "i": i[order],
+            "j": j[order],
+            "jaccard": inter_all[order] / union_all[order],
+            "sampled": sampled[order],
         }
     )
-    exact["sampled"] = np.zeros(len(exact), dtype=bool)
-    sample["sampled"] = np.ones(len(sample), dtype=bool)
-    df = pd.concat([exact, sample], ignore_index=True)
-    order = np.lexsort((df["j"].to_numpy(), df["i"].to_numpy()))
-    df = df.iloc[order].reset_index(drop=True)
     df.attrs.update(
         mode="sampled",
         population=population,
-        zero_pairs=zero,
+        zero_pairs=int(np.count_nonzero(inter == 0)),
         floor=float(floor_frac),
         sample_fraction=drawn / population if population else 1.0,
         sampled_pairs=drawn,
