@@ -15,7 +15,6 @@ from explorer import settings_ui, state, storage
 
 st.set_page_config(
     page_title="nearsim — near-duplicate explorer",
-    page_icon=":material/join_inner:",
     layout="wide",
     initial_sidebar_state="expanded",
 )
@@ -58,7 +57,10 @@ ss["_status_slot"] = st.empty()
 
 try:
     page.run()
-except ValueError as exc:  # the library's message says what was wrong and what is accepted
+except state.StageError as exc:  # the library's message says what was wrong and accepted
+    settings_ui.show_stage_error(exc.stage, str(exc))
+    st.error(f"These settings cannot be used on these documents: {exc}")
+except ValueError as exc:
     st.error(f"These settings or documents cannot be used: {exc}")
 except MemoryError:
     st.error(

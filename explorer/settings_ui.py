@@ -140,8 +140,10 @@ def sidebar() -> Settings:
         seed()
         ss[SEEDED] = True
     side = st.sidebar
+    slots = {}
     for title, names in SECTIONS.items():
         side.subheader(title)
+        slots[title] = side.empty()
         for name in names:
             if name in ("n_docs", "example_seed") and ss.get("source") != "example":
                 continue
@@ -155,12 +157,33 @@ def sidebar() -> Settings:
             note = ss.pop("_banding_note", None)
             if note:
                 side.info(note)
+    ss["_error_slots"] = slots
     values = {name: ss.get(name, spec.default) for name, spec in FIELD_SPECS.items()}
     try:
         return Settings(**values)
     except ValueError as exc:
         side.error(f"These settings cannot be used: {exc}. Using the defaults instead.")
         return Settings()
+
+
+STAGE_SECTIONS = {
+    "shingles": "Shingles",
+    "signatures": "MinHash",
+    "candidates": "Banding (LSH)",
+    "exact": "Banding (LSH)",
+    "sample": "Banding (LSH)",
+    "evaluation": "Banding (LSH)",
+    "rates": "Banding (LSH)",
+    "simhash": "SimHash",
+}
+
+
+def show_stage_error(stage: str | None, message: str) -> None:
+    """Put a library error next to the inputs of the stage that raised it."""
+    slots = st.session_state.get("_error_slots") or {}
+    slot = slots.get(STAGE_SECTIONS.get(stage or "", ""), None)
+    if slot is not None:
+        slot.error(message, icon=":material/error:")
 
 
 def show_problems() -> None:

@@ -71,6 +71,14 @@ class DocumentsUnavailable(Exception):
     """No documents yet, or they could not be read; the message says what to do."""
 
 
+class StageError(ValueError):
+    """A stage refused its input (the library's ValueError), tagged with the stage."""
+
+    def __init__(self, stage: str, error: ValueError):
+        super().__init__(str(error))
+        self.stage = stage
+
+
 # -- documents ---------------------------------------------------------------------------
 @st.cache_data(max_entries=6, show_spinner="Generating the example…")
 def _example(n: int, seed: int) -> tuple[list[str], np.ndarray]:
@@ -186,12 +194,19 @@ def _cached(stage: str, key: tuple, label: str, compute: Callable[[], Any]) -> A
             return entries[key]
     slot = st.session_state.get("_status_slot")
     started = time.perf_counter()
-    if slot is not None:
-        with slot.status(label + "…", expanded=False):
+    try:
+        if slot is not None:
+            with slot.status(label + "…", expanded=False):
+                value = compute()
+            slot.empty()
+        else:
             value = compute()
-        slot.empty()
-    else:
-        value = compute()
+    except StageError:
+        raise
+    except ValueError as exc:
+        if slot is not None:
+            slot.empty()
+        raise StageError(stage, exc) from exc
     elapsed = time.perf_counter() - started
     with store.lock:
         entries[key] = value
@@ -287,9 +302,26 @@ class Pipeline:
 
 def current() -> tuple[Settings, Pipeline | None, str | None]:
     """The settings, the pipeline (None without documents) and why there is none."""
-    settings = st.session_state["_settings"]
+    settings = page_settings()
     try:
         docs = documents(settings)
     except DocumentsUnavailable as exc:
         return settings, None, str(exc)
     return settings, Pipeline(docs, settings), None
+
+
+def page_settings() -> Settings:
+    """The settings app.py prepared for this run.
+
+    Streamlit treats a ``pages/`` folder the old way (each file a page of its own, run
+    without the entry script) until ``st.navigation`` has been called once in the
+    process, so the very first visit straight to a page's address on a fresh server
+    starts the page script without app.py. The page then asks for a rerun, which goes
+    through app.py (sidebar, navigation) to the same address.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory or "_settings" not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+    return st.session_state["_settings"]

@@ -209,7 +209,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             choices=("char", "word"),
         ),
         FieldSpec(
-            "shingle_k", "int", 5, "Shingle length k",
+            "shingle_k", "int", 5, "Shingle length (characters or words)",
             "Characters or words per shingle: 5 characters is a good start for short "
             "text, 9 or so for web pages.",
             low=1, high=50,
@@ -233,7 +233,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             low=0, high=10_000,
         ),
         FieldSpec(
-            "num_perm", "int", 128, "Hash functions (signature length k)",
+            "num_perm", "int", 128, "Hash functions k (signature length)",
             "How many MinHash functions, i.e. values per signature. More functions: a "
             "smaller estimation error, √(J(1−J)/k), and more work.",
             low=8, high=1024,
@@ -262,12 +262,13 @@ FIELD_SPECS: dict[str, FieldSpec] = {
         FieldSpec(
             "bands", "int", 9, "Bands b",
             "Number of bands the signature is cut into; two documents become a candidate "
-            "pair if all the rows of any one band match.",
+            "pair if all r values of any one band are equal.",
             low=1, high=1024, note="at most num_perm, and bands × rows ≤ num_perm",
         ),
         FieldSpec(
             "rows", "int", 13, "Rows per band r",
-            "Number of signature values in each band.",
+            "Number of signature values in each band (r consecutive values); a band "
+            "matches only if all r are equal.",
             low=1, high=1024, note="at most num_perm, and bands × rows ≤ num_perm",
         ),
         FieldSpec(

@@ -26,7 +26,7 @@ st.markdown(
     "(near duplicates that are never compared)."
 )
 
-settings = st.session_state["_settings"]
+settings = state.page_settings()
 b, r, t, k = settings.bands, settings.rows, settings.threshold, settings.num_perm
 fp, fn = false_positive_area(t, b, r), false_negative_area(t, b, r)
 

@@ -21,7 +21,7 @@ st.markdown(
 )
 
 ss = st.session_state
-settings = ss["_settings"]
+settings = state.page_settings()
 
 
 def _store_csv() -> None:
@@ -70,10 +70,11 @@ elif settings.source == "files":
         key="upload_files",
         on_change=_store_files,
     )
-    for problem in ss.get("_file_problems") or []:
-        st.warning(problem)
 
 settings, pipe, why = state.current()
+if settings.source == "files":
+    for problem in ss.get("_file_problems") or []:
+        st.warning(problem)
 if pipe is None:
     st.info(why)
     st.stop()

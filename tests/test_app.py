@@ -1,0 +1,241 @@
+"""App logic with streamlit.testing.v1.AppTest: every page, widgets, links, sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGES = [
+    ("pages/documents.py", "Documents"),
+    ("pages/minhash.py", "Shingles & MinHash"),
+    ("pages/banding.py", "Banding"),
+    ("pages/results.py", "Results"),
+    ("pages/clusters.py", "Clusters"),
+    ("pages/compare.py", "Compare: SimHash"),
+]
+SMALL = {"n_docs": "300"}
+
+
+class _NavigationPagesManager(PagesManager):
+    """AppTest forgets before every run that the app calls st.navigation, and would run
+    the page scripts in ``pages/`` on their own the old way; a served app forgets only
+    before its very first run (app.py handles that, see explorer.state.page_settings)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
+
+
+def app(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for key, value in (query or SMALL).items():
+        at.query_params[key] = value
+    return at
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.mark.parametrize(("path", "title"), PAGES)
+def test_every_page_renders(path, title):
+    at = app()
+    at.run()
+    at.switch_page(path).run()
+    no_errors(at)
+    assert at.title[0].value == title
+    assert len(at.sidebar.toggle) >= 4  # the settings sidebar is drawn on every page
+    assert at.markdown[0].value  # each view opens with plain sentences on what it shows
+
+
+def test_query_parameters_seed_the_settings():
+    at = app({"n_docs": "300", "threshold": "0.6", "shingle_kind": "word", "shingle_k": "2"})
+    at.run()
+    assert at.slider(key="threshold").value == 0.6
+    assert at.radio(key="shingle_kind").value == "word"
+    assert at.number_input(key="shingle_k").value == 2
+    at.switch_page("pages/banding.py").run()
+    no_errors(at)
+    assert not at.warning
+
+
+def test_tampered_link_gives_one_warning_listing_the_resets():
+    at = app(
+        {
+            "n_docs": "300",
+            "num_perm": "-5",
+            "bands": "abc",
+            "threshold": "2",
+            "source": "<script>alert(1)</script>",
+            "unknown_key": "x",
+        }
+    )
+    at.run()
+    assert len(at.warning) == 1
+    text = at.warning[0].value
+    for field in ("num_perm", "threshold", "source"):
+        assert field in text
+    assert "<script>" not in text
+    assert "unknown_key" not in text
+    assert at.number_input(key="num_perm").value == 128
+    assert at.slider(key="threshold").value == 0.8
+    assert at.radio(key="source").value == "example"
+    no_errors(at)
+
+
+def test_threshold_moves_the_tuned_banding():
+    at = app()
+    at.run()
+    at.switch_page("pages/banding.py").run()
+    assert metrics(at)["Bands × rows per band"] == "9 × 13"
+    at.slider(key="threshold").set_value(0.5).run()
+    no_errors(at)
+    assert metrics(at)["Bands × rows per band"] == "25 × 5"
+
+
+def test_manual_banding_keeps_bands_times_rows_within_k():
+    at = app()
+    at.run()
+    at.toggle(key="auto_tune").set_value(False).run()
+    # the manual choice starts from the tuner's
+    assert (at.number_input(key="bands").value, at.number_input(key="rows").value) == (9, 13)
+    at.number_input(key="rows").set_value(20).run()
+    assert at.number_input(key="bands").value == 6  # 128 // 20
+    assert any("Bands lowered to 6" in i.value for i in at.sidebar.info)
+    at.number_input(key="num_perm").set_value(64).run()
+    assert at.number_input(key="bands").value * at.number_input(key="rows").value <= 64
+    at.switch_page("pages/results.py").run()
+    no_errors(at)
+
+
+def test_banding_change_changes_results():
+    at = app()
+    at.run()
+    at.switch_page("pages/results.py").run()
+    before = metrics(at)["Candidate pairs"]
+    at.toggle(key="auto_tune").set_value(False).run()
+    at.number_input(key="bands").set_value(40).run()
+    at.number_input(key="rows").set_value(3).run()
+    no_errors(at)
+    assert metrics(at)["Candidate pairs"] != before
+
+
+def test_too_many_candidates_is_a_message_next_to_the_banding_inputs():
+    at = app({"n_docs": "3000"})
+    at.run()
+    at.toggle(key="auto_tune").set_value(False).run()
+    at.number_input(key="rows").set_value(1).run()
+    at.number_input(key="bands").set_value(128).run()
+    at.switch_page("pages/results.py").run()
+    assert not at.exception
+    assert (
+        any("candidate pairs" in e.value for e in at.sidebar.error)
+        or any("candidate pairs" in e.value for e in at.error)
+        or metrics(at)
+    )  # small corpora may stay under the limit
+
+
+def test_paste_source():
+    at = app({"source": "paste"})
+    at.run()
+    assert any("Paste some text" in i.value for i in at.info)
+    at.text_area(key="paste_text").input(
+        "The council approved the new budget on Monday.\n"
+        "The council approved the new budget on Monday!\n"
+        "A storm closed the harbour for two days."
+    ).run()
+    no_errors(at)
+    assert metrics(at)["Documents"] == "3"
+    at.switch_page("pages/results.py").run()
+    no_errors(at)
+    assert metrics(at)["True pairs (exact J ≥ t)"] == "1"
+
+
+def test_one_pasted_document_is_explained_not_an_error():
+    at = app({"source": "paste"})
+    at.run()
+    at.text_area(key="paste_text").input("only one line").run()
+    assert not at.exception
+    assert any("at least two documents" in i.value for i in at.info)
+
+
+def test_csv_source_with_column_picker():
+    data = (ROOT / "sample_data" / "job_posts.csv").read_bytes()
+    at = app({"source": "csv"})
+    at.run()
+    at.get("file_uploader")[0].upload("job_posts.csv", data, "text/csv").run()
+    assert at.selectbox(key="csv_column").options
+    at.selectbox(key="csv_column").set_value("description").run()
+    no_errors(at)
+    assert metrics(at)["Documents"] == "27"
+    at.switch_page("pages/clusters.py").run()
+    no_errors(at)
+
+
+def test_bad_csv_is_a_message():
+    at = app({"source": "csv"})
+    at.run()
+    at.get("file_uploader")[0].upload("broken.csv", b"\x89PNG\r\n\x1a\n\x00\x00", "text/csv").run()
+    assert not at.exception
+    assert at.error and "broken.csv" in at.error[0].value
+
+
+def test_files_source_reads_html_visible_text():
+    site = ROOT / "sample_data" / "site"
+    files = [(p.name, p.read_bytes(), "text/html") for p in sorted(site.glob("*.html"))]
+    files.append(("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "text/plain"))  # renamed
+    at = app({"source": "files"})
+    at.run()
+    at.get("file_uploader")[0].set_value(files).run()
+    assert not at.exception
+    assert metrics(at)["Documents"] == str(len(files) - 1)
+    assert any("photo.txt" in w.value for w in at.warning)
+    at.switch_page("pages/results.py").run()
+    no_errors(at)
+    assert metrics(at)["True pairs (exact J ≥ t)"] == "1"  # the page published twice
+
+
+def test_share_link_carries_settings_only():
+    at = app({"source": "paste", "threshold": "0.7"})
+    at.run()
+    at.text_area(key="paste_text").input("secret text one\nsecret text two").run()
+    link = at.sidebar.get("code")[0].value
+    assert "threshold=0.7" in link and "source=paste" in link
+    assert "secret" not in link
+
+
+def test_clusters_check_detaches_members():
+    at = app({"n_docs": "2000", "threshold": "0.5"})
+    at.run()
+    at.switch_page("pages/clusters.py").run()
+    no_errors(at)
+    at.toggle(key="cluster_check").set_value(True).run()
+    no_errors(at)
+    assert "Members detached by the check" in metrics(at)
+
+
+def test_compare_page_shows_the_seed_000_lesson():
+    at = app()
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    no_errors(at)
+    m = metrics(at)
+    ours = float(m["Ours: mean distance of 100 documents"].split()[0])
+    broken = float(m["Seed 000's hash: mean distance"].split()[0])
+    assert ours > broken + 8
