@@ -7,10 +7,18 @@ Two ways to the same answer:
   a pair that shares no shingle has Jaccard 0 and can never reach a positive threshold.
 * ``ppjoin`` is the exact similarity join of Xiao et al. (PPJoin): shingles are numbered by
   global frequency (rarest first), documents are taken in order of size, and a pair is only
-  looked at when the two short prefixes share a shingle (prefix filter), the sizes are
-  compatible (length filter) and the shingles still to come can reach the required overlap
-  (positional filter). Survivors are verified exactly with bitsets for the most frequent
-  shingles and sorted merges for the rest.
+  looked at when the short prefixes share shingles (prefix filter, in its ell-prefix form:
+  prefixes ell - 1 shingles longer must share min(ell, required overlap) of them), the
+  sizes are compatible (length filter) and the shingles still to come can reach the
+  required overlap (positional filter). Each survivor is bounded first with a 1,024-bit
+  hashed bitmap per document (one AND-free XOR popcount: a bit set on one side only
+  holds a shingle the other lacks), and only if the bound allows it counted exactly
+  against a marker array of the probe's shingles.
+
+Shingles are interned exactly (equal ids iff equal strings): the lists are joined in C,
+encoded once, and keyed in compiled code by their bytes (up to 15 bytes) or by a 120-bit
+hash checked byte by byte (longer ones). Input may also be ``nearsim._hashing.FlatShingles``
+spans, which skip the joining.
 
 Both return the same rows with the same float values: Jaccard is computed once, as
 ``inter / (|x| + |y| - inter)`` in float64 from exact integer counts.
@@ -832,11 +840,40 @@ def _intern(docs, total: int):
     return result if result is not None else _exact_codes(docs, total)
 
 
-def _intern_flat(flat):
+def _check_flat(flat):
+    """The arrays of a FlatShingles, after checking every span lies in the buffer
+    (compiled code does not check bounds)."""
+    try:
+        buf = np.ascontiguousarray(flat.buf, dtype=np.uint8).reshape(-1)
+        starts = np.ascontiguousarray(flat.starts, dtype=np.int64).reshape(-1)
+        ends = np.ascontiguousarray(flat.ends, dtype=np.int64).reshape(-1)
+        offsets = np.ascontiguousarray(flat.doc_offsets, dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"FlatShingles arrays are not numeric: {exc}") from None
+    if starts.size != ends.size:
+        raise ValueError(
+            f"FlatShingles has {starts.size} span starts but {ends.size} ends; they must match"
+        )
+    if (
+        offsets.size == 0
+        or offsets[0] != 0
+        or offsets[-1] != starts.size
+        or np.any(np.diff(offsets) < 0)
+    ):
+        raise ValueError(
+            "FlatShingles doc_offsets must rise from 0 to the number of shingles "
+            f"({starts.size}); got {offsets[:5].tolist()}...{offsets[-3:].tolist()}"
+        )
+    if starts.size and (starts.min() < 0 or ends.max() > buf.size or np.any(ends < starts)):
+        raise ValueError(
+            f"FlatShingles has a span outside its buffer of {buf.size} bytes "
+            "(each span needs 0 <= start <= end <= len(buf))"
+        )
+    return buf, starts, ends, offsets
+
+
+def _intern_flat(buf, starts, ends):
     """As :func:`_intern`, for shingles already given as spans of one UTF-8 buffer."""
-    buf = np.ascontiguousarray(flat.buf, dtype=np.uint8)
-    starts = np.ascontiguousarray(flat.starts, dtype=np.int64)
-    ends = np.ascontiguousarray(flat.ends, dtype=np.int64)
     k0, k1, hashed = _span_keys(buf, starts, ends)
     result = _codes_from_keys(k0, k1, hashed, buf, starts, ends)
     if result is None:  # pragma: no cover - needs a 120-bit hash collision
@@ -851,12 +888,12 @@ def _intern_flat(flat):
 
 def _prepare(sets) -> _Tokens:
     if isinstance(sets, FlatShingles):
-        offsets = np.ascontiguousarray(sets.doc_offsets, dtype=np.int64)
+        buf, starts, ends, offsets = _check_flat(sets)
         n = offsets.size - 1
         total = int(offsets[-1])
         if total == 0:
             return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
-        codes, counts = _intern_flat(sets)
+        codes, counts = _intern_flat(buf, starts, ends)
     else:
         docs = _documents(sets)
         n = len(docs)

@@ -377,6 +377,26 @@ def test_sample_bad_arguments(kwargs, word):
         similarity_sample([["a"], ["a", "b"]], **kwargs)
 
 
+def test_sample_with_too_few_documents():
+    sets = [[], ["a", "b"], [], []]
+    df = similarity_sample(sets, threshold=0.5, all_pairs_limit=2)
+    assert len(df) == 0 and df.attrs["population"] == 0
+    assert list(df.columns) == ["i", "j", "jaccard", "sampled"]
+    df = similarity_sample([[], []], threshold=0.5)
+    assert len(df) == 0 and df.attrs["zero_pairs"] == 0
+
+
+def test_flat_shingles_with_bad_spans_are_refused():
+    hashing = pytest.importorskip("nearsim._hashing")
+    flat = hashing.flatten([["ab", "cd"], ["ab"]])
+    bad = hashing.FlatShingles(flat.buf, flat.starts, flat.ends + 100, flat.doc_offsets)
+    with pytest.raises(ValueError, match="span"):
+        exact_pairs(bad, 0.5)
+    bad = hashing.FlatShingles(flat.buf, flat.starts, flat.ends, np.array([0, 1, 7]))
+    with pytest.raises(ValueError, match="offsets"):
+        exact_pairs(bad, 0.5)
+
+
 def test_similarity_band_edges():
     j = np.array([0.0, 0.049, 0.05, 7 / 20, 0.35, 0.3499, 0.5, 0.99, 1.0])
     assert similarity_band(j).tolist() == [0, 0, 1, 7, 7, 6, 10, 19, 19]
