@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import html
 
 import numpy as np
@@ -10,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import state
+from explorer.diff import diff_html
 from nearsim.clusters import check_clusters, cluster_table
 
 st.title("Clusters")
@@ -75,29 +75,6 @@ st.dataframe(
 st.caption(f"The {len(shown):,} largest of {len(table):,} clusters.")
 
 
-def _diff_html(reference: str, text: str) -> str:
-    """Words of ``text`` not in ``reference`` marked, words dropped struck through (escaped)."""
-    a, b = reference.split(), text.split()
-    out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(html.escape(" ".join(b[j1:j2])))
-            continue
-        if i2 > i1:
-            out.append(
-                '<del style="background:#fbe3dd;color:#8a2b12">'
-                + html.escape(" ".join(a[i1:i2]))
-                + "</del>"
-            )
-        if j2 > j1:
-            out.append(
-                '<ins style="background:#d9efe9;color:#14594f;text-decoration:none">'
-                + html.escape(" ".join(b[j1:j2]))
-                + "</ins>"
-            )
-    return " ".join(out)
-
-
 st.subheader("One cluster, differences highlighted")
 pick = st.selectbox(
     "Cluster",
@@ -117,17 +94,14 @@ for d in members:
     other = set(flat.shingles_of(d))
     union = len(ref_set | other)
     rows.append((d, len(ref_set & other) / union if union else 0.0))
-st.caption(
-    "Each member against the first document: inserted words are green, dropped words are "
-    "struck through in red."
-)
+st.caption("Each member against the first document: words it added are green.")
 for d, jac in rows:
     verdict = "" if jac >= settings.threshold else " — below t: the check detaches it"
     st.markdown(
         f"**{html.escape(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}"
     )
     body = (
-        html.escape(docs.texts[d]) if d == first else _diff_html(docs.texts[first], docs.texts[d])
+        html.escape(docs.texts[d]) if d == first else diff_html(docs.texts[first], docs.texts[d])[1]
     )
     st.markdown(
         f'<div style="font-size:0.92rem;line-height:1.5">{body}</div>', unsafe_allow_html=True

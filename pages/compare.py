@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
@@ -61,11 +62,19 @@ st.caption(
 
 st.subheader("Distance against similarity")
 pairs = pipe.sample()
-dist = distance_vs_jaccard(fps, pairs)
+similar = pairs[pairs["jaccard"] >= 0.2]
+rest = pairs[pairs["jaccard"] < 0.2]
+shown = pd.concat(
+    [
+        similar.sample(min(len(similar), 3000), random_state=0),
+        rest.sample(min(len(rest), 2000), random_state=0),
+    ]
+)
+dist = distance_vs_jaccard(fps, shown)
 st.altair_chart(charts.distance_scatter(dist, settings.threshold), width="stretch")
 st.caption(
-    "SimHash distance of pairs of your documents against their exact Jaccard similarity"
-    + (" (a random sample of pairs)." if bool(pairs["sampled"].any()) else ".")
+    f"SimHash distance against exact Jaccard similarity: {min(len(similar), 3000):,} pairs "
+    f"with J ≥ 0.2 and {min(len(rest), 2000):,} of the {len(rest):,} below, drawn at random."
 )
 
 st.subheader("Is the hash healthy?")

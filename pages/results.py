@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
+from explorer.diff import side_by_side as show_pair
 
 st.title("Results")
 st.markdown(
@@ -86,6 +87,22 @@ def side_by_side(df: pd.DataFrame, value_cols: list[str], limit: int = 100) -> p
     )
 
 
+def pair_detail(df: pd.DataFrame, key: str) -> None:
+    """Pick one pair of the table and read both texts side by side."""
+    rows = df.reset_index(drop=True)
+    pick = st.selectbox(
+        "Read a pair side by side",
+        range(len(rows)),
+        format_func=lambda q: f"{docs.labels[rows['i'][q]]} and {docs.labels[rows['j'][q]]}",
+        key=key,
+    )
+    i, j = int(rows["i"][pick]), int(rows["j"][pick])
+    show_pair(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
+    st.caption(
+        "Words only in the first are struck through in red; words only in the second are green."
+    )
+
+
 tab_missed, tab_false, tab_scatter = st.tabs(
     [
         f"Missed pairs ({len(ev.missed):,})",
@@ -102,6 +119,7 @@ with tab_missed:
         missed = ev.missed.sort_values("jaccard", ascending=False)
         st.dataframe(side_by_side(missed, ["jaccard"]), hide_index=True, width="stretch")
         st.caption(f"The {min(100, len(missed))} most similar of {len(missed):,} missed pairs.")
+        pair_detail(missed.head(100), "missed_pick")
     else:
         st.success("Banding found every true pair.")
 with tab_false:
@@ -116,6 +134,7 @@ with tab_false:
             f"The {len(fc)} highest-estimate of {len(ev.false_candidates):,} false candidates, "
             "with their exact similarity."
         )
+        pair_detail(fc, "false_pick")
     else:
         st.success("Every candidate is a true pair.")
 with tab_scatter:
