@@ -16,6 +16,7 @@ from .documents import (
     read_document_file,
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
+from .exact import exact_pairs, similarity_sample
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -62,6 +63,7 @@ __all__ = [
     "estimate_jaccard",
     "estimate_pairs",
     "evaluate",
+    "exact_pairs",
     "example_corpus",
     "false_negative_area",
     "false_positive_area",
@@ -76,6 +78,7 @@ __all__ = [
     "read_document_file",
     "replay",
     "shingles",
+    "similarity_sample",
     "standard_error",
     "steepest_point",
     "tune",
