@@ -466,12 +466,14 @@ def _rows(out, cnt):
 
 
 @njit(cache=True, nogil=True)
-def _build_postings(order, offsets, tok, index_len, vocab):
+def _build_postings(order, offsets, tok, index_len, vocab, p, q, ell):
     """Inverted index of each document's first ``index_len`` tokens.
 
-    An entry is (position in ``order``) << 32 | (position of the token in the document),
-    one int64, so a scan reads a single stream; entries are sorted by position in
-    ``order``.
+    An entry is one int64, (position in ``order``) << 32 | tag, sorted by position, so a
+    scan reads a single stream. With ``ell`` = 0 the tag is 0. Otherwise it is the
+    largest probe size |x| for which the entry lies in the ell-prefix of its document y
+    (position j < |y| - alpha(|x|, |y|) + ell): alpha grows with |x|, so that is a bound
+    on |x|, computed here once instead of per probe and entry.
     """
     counts = np.zeros(vocab + 1, np.int64)
     for s in range(order.size):
@@ -483,11 +485,25 @@ def _build_postings(order, offsets, tok, index_len, vocab):
         start[w + 1] = start[w] + counts[w + 1]
     fill = start[:vocab].copy()
     post = np.empty(start[vocab], np.int64)
+    cap = np.int64(0x7FFFFFFF)
     for s in range(order.size):
-        a = offsets[order[s]]
+        d = order[s]
+        a = offsets[d]
+        ly = offsets[d + 1] - a
         for k in range(index_len[s]):
+            tag = np.int64(0)
+            if ell > 0:
+                if p == 0:
+                    tag = cap
+                else:
+                    # alpha(|x|, ly) <= ly - k + ell - 1  <=>  |x| <= this
+                    tag = ((ly - k + ell - 1) * (p + q)) // p - ly
+                    if tag > cap:
+                        tag = cap
+                    if tag < 0:
+                        tag = 0
             w = tok[a + k]
-            post[fill[w]] = (np.int64(s) << 32) | k
+            post[fill[w]] = (np.int64(s) << 32) | tag
             fill[w] += 1
     return start, post
 
@@ -535,10 +551,13 @@ def _ppjoin_probe(
     Each probe x only meets documents earlier in size order (|y| <= |x|). With required
     overlap a = alpha(|x|, |y|), a true pair shares at least min(ell, a) shingles within
     the first |x| - a + ell shingles of x and the first |y| - a + ell of y (the
-    ell-prefix principle; ell = 1 is the classic prefix filter). Entries outside those
-    prefixes are not counted; |y| must lie in the window allowed by the length filter and
-    by the position in x; the positional filter drops y as soon as the shingles left
-    cannot reach a. The survivors are verified exactly.
+    ell-prefix principle; ell = 1 is the classic prefix filter: the first common shingle
+    of a true pair lies in both prefixes). So the probe counts, per y, the common
+    shingles inside both ell-prefixes: x's prefix positions are scanned in order and
+    stop counting for a size of y once they leave its ell-prefix (a window on |y|, as
+    the documents are in size order; the length filter is its lower end), and y's side
+    is the entry's tag (:func:`_build_postings`). A y with count >= min(ell, a) is
+    verified: first the bitmap bound, then an exact count.
 
     ``first_of_len[L]`` is the first sorted position whose size is >= L.
 
@@ -547,12 +566,8 @@ def _ppjoin_probe(
     rejected by the bitmap bound alone.
     """
     n = order.size
-    # state[2y] is the overlap counted for y (-1: ruled out), state[2y + 1] its size: one
-    # cache line for both
-    state = np.zeros(2 * n, np.int32)
-    for y in range(n):
-        state[2 * y + 1] = slen[y]
-    touched = np.empty(n, np.int32)
+    acc = np.zeros(n, np.int32)
+    touched = np.empty(n + 1, np.int32)
     mark = np.zeros(vocab, np.int32)
     # per shingle: first entry not yet ruled out by the length filter. Probes come in
     # increasing size order, so the smallest admissible size only grows: cursors only
@@ -576,7 +591,8 @@ def _ppjoin_probe(
         for ly in range(minlen, lx + 1):
             alpha_of[ly] = _alpha(p, q, lx, ly)
         lo_s = first_of_len[minlen]
-        top = lx  # largest |y| that position i of x can still count for
+        lo_key = np.int64(lo_s) << 32
+        top = lx  # largest |y| whose ell-prefix of x still reaches position i
         ntouch = 0
         x0 = offsets[dx]
         stats[0] += 1
@@ -593,45 +609,30 @@ def _ppjoin_probe(
             w = tok[x0 + i]
             b = post_start[w + 1]
             e = cursor[w]
-            lo_key = np.int64(lo_s) << 32
             while e < b and post[e] < lo_key:
                 e += 1
             cursor[w] = e
             e0 = e
             hi_key = np.int64(hi_s) << 32
-            rest_x = lx - i - 1
+            # branch-free count: the conditions here are unpredictable
             while e < b:
                 entry = post[e]
                 if entry >= hi_key:
                     break
                 e += 1
                 y = entry >> 32
-                jpos = entry & 0xFFFFFFFF
-                av = state[2 * y]
-                if av < 0:
-                    continue
-                ly = state[2 * y + 1]
-                alpha = alpha_of[ly]
-                if jpos >= ly - alpha + ell:
-                    continue
-                rest_y = ly - jpos - 1
-                rest = rest_x if rest_x < rest_y else rest_y
-                if av == 0:
-                    touched[ntouch] = y
-                    ntouch += 1
-                if av + 1 + rest >= alpha:
-                    state[2 * y] = av + 1
-                else:
-                    state[2 * y] = -1
+                inside = np.int32(lx <= (entry & 0xFFFFFFFF))
+                av = acc[y]
+                touched[ntouch] = y
+                ntouch += (av == 0) & (inside == 1)
+                acc[y] = av + inside
             stats[1] += e - e0
         stats[2] += ntouch
         marked = False
         for t in range(ntouch):
             y = touched[t]
-            av = state[2 * y]
-            state[2 * y] = 0
-            if av <= 0:
-                continue
+            av = acc[y]
+            acc[y] = 0
             ly = slen[y]
             alpha = alpha_of[ly]
             if av < ell and av < alpha:
@@ -998,7 +999,7 @@ def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = _E
     if method == "brute":
         ident = np.arange(prep.n, dtype=np.int64)
         post_start, post = _build_postings(
-            ident, prep.offsets, prep.tokens, prep.lengths, prep.vocab
+            ident, prep.offsets, prep.tokens, prep.lengths, prep.vocab, p, q, np.int64(0)
         )
         probes = np.flatnonzero(prep.lengths > 0).astype(np.int64)
         rows, stats = _run(
@@ -1012,7 +1013,9 @@ def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = _E
     slen = prep.lengths[order]
     need = (2 * p * slen + p + q - 1) // (p + q)
     index_len = np.minimum(slen - np.maximum(need, 1) + ell, slen)
-    post_start, post = _build_postings(order, prep.offsets, prep.tokens, index_len, prep.vocab)
+    post_start, post = _build_postings(
+        order, prep.offsets, prep.tokens, index_len, prep.vocab, p, q, np.int64(ell)
+    )
     bits, split, fwords, hwords = verify if verify is not None else _verification_index(prep)
     # first_of_len[L]: first sorted position with size >= L (L = 0 .. max size + 1)
     first_of_len = np.searchsorted(slen, np.arange(int(slen[-1]) + 2), side="left")
