@@ -19,21 +19,34 @@ MEASURED_COLOR = "#2a9d8f"
 
 
 def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
-    """Distribution of distinct shingles per document, documents below the minimum marked."""
-    counts = np.asarray(counts)
+    """Distribution of distinct shingles per document, documents below the minimum marked.
+
+    The counts are binned here (at most 40 bins), so the chart carries a few dozen rows
+    whatever the number of documents.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
     floor = max(min_shingles, 1)
-    df = pd.DataFrame(
-        {
-            "shingles": counts,
-            "status": np.where(counts >= floor, "gets a signature", "below the minimum"),
-        }
-    )
-    bars = (
+    hi = int(counts.max(initial=0)) + 1
+    width = max(1, -(-hi // 40))
+    edges = np.arange(0, hi + width, width)
+    rows = []
+    for status, mask in (
+        ("gets a signature", counts >= floor),
+        ("below the minimum", counts < floor),
+    ):
+        hist, _ = np.histogram(counts[mask], bins=edges)
+        rows.append(
+            pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "documents": hist, "status": status})
+        )
+    df = pd.concat(rows, ignore_index=True)
+    df = df[df["documents"] > 0]
+    return (
         alt.Chart(df)
         .mark_bar()
         .encode(
-            x=alt.X("shingles:Q", bin=alt.Bin(maxbins=40), title="distinct shingles per document"),
-            y=alt.Y("count():Q", title="documents"),
+            x=alt.X("lo:Q", bin="binned", title="distinct shingles per document"),
+            x2="hi:Q",
+            y=alt.Y("documents:Q", title="documents", stack=True),
             color=alt.Color(
                 "status:N",
                 title="document",
@@ -42,10 +55,15 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
                     range=[FN_COLOR, FP_COLOR],
                 ),
             ),
-            tooltip=[alt.Tooltip("count():Q", title="documents")],
+            tooltip=[
+                alt.Tooltip("lo:Q", title="from"),
+                alt.Tooltip("hi:Q", title="to (excl.)"),
+                alt.Tooltip("documents:Q", title="documents", format=","),
+                "status:N",
+            ],
         )
+        .properties(height=220)
     )
-    return bars.properties(height=220)
 
 
 def s_curve(
@@ -219,19 +237,31 @@ def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
 
 
 def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
-    """True pairs per 0.01 of similarity, split into found and missed by the index."""
-    df = pd.DataFrame(
-        {
-            "jaccard": truth["jaccard"].to_numpy(),
-            "outcome": np.where(found, "found (candidate)", "missed"),
-        }
-    )
+    """True pairs per 0.01 of similarity, split into found and missed by the index.
+
+    Binned here, so the chart carries at most 200 rows however many pairs there are.
+    """
+    j = np.clip(truth["jaccard"].to_numpy(np.float64), 0.0, 1.0)
+    found = np.asarray(found, dtype=bool)
+    edges = np.linspace(0.0, 1.0, 101)
+    edges[-1] = 1.0 + 1e-9
+    rows = []
+    for outcome, mask in (("found (candidate)", found), ("missed", ~found)):
+        hist, _ = np.histogram(j[mask], bins=edges)
+        rows.append(
+            pd.DataFrame(
+                {"lo": edges[:-1], "hi": edges[:-1] + 0.01, "pairs": hist, "outcome": outcome}
+            )
+        )
+    df = pd.concat(rows, ignore_index=True)
+    df = df[df["pairs"] > 0]
     return (
         alt.Chart(df)
         .mark_bar()
         .encode(
-            x=alt.X("jaccard:Q", bin=alt.Bin(step=0.01), title="exact Jaccard similarity"),
-            y=alt.Y("count():Q", title="true pairs", stack=True),
+            x=alt.X("lo:Q", bin="binned", title="exact Jaccard similarity"),
+            x2="hi:Q",
+            y=alt.Y("pairs:Q", title="true pairs", stack=True),
             color=alt.Color(
                 "outcome:N",
                 title="true pair",
@@ -239,7 +269,11 @@ def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
                     domain=["found (candidate)", "missed"], range=[MEASURED_COLOR, FP_COLOR]
                 ),
             ),
-            tooltip=[alt.Tooltip("count():Q", title="pairs"), "outcome:N"],
+            tooltip=[
+                alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
+                alt.Tooltip("pairs:Q", format=","),
+                "outcome:N",
+            ],
         )
         .properties(height=240)
     )

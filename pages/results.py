@@ -103,17 +103,10 @@ def pair_detail(df: pd.DataFrame, key: str) -> None:
     )
 
 
-tab_missed, tab_false, tab_scatter = st.tabs(
-    [
-        f"Missed pairs ({len(ev.missed):,})",
-        f"False candidates ({len(ev.false_candidates):,})",
-        "Estimate against exact",
-    ]
-)
-with tab_missed:
+def missed_pairs() -> None:
     st.markdown(
-        "True pairs that never shared a whole band — raise the false-negative weight, or use "
-        "more bands of fewer rows, to catch them."
+        f"**{len(ev.missed):,}** true pairs never shared a whole band — raise the "
+        "false-negative weight, or use more bands of fewer rows, to catch them."
     )
     if len(ev.missed):
         missed = ev.missed.sort_values("jaccard", ascending=False)
@@ -122,9 +115,12 @@ with tab_missed:
         pair_detail(missed.head(100), "missed_pick")
     else:
         st.success("Banding found every true pair.")
-with tab_false:
+
+
+def false_candidates() -> None:
     st.markdown(
-        "Candidates whose exact similarity is below t: work the second step has to throw away."
+        f"**{len(ev.false_candidates):,}** candidates have an exact similarity below t: work "
+        "the second step has to throw away."
     )
     if len(ev.false_candidates):
         fc = ev.false_candidates.sort_values("estimate", ascending=False).head(100).copy()
@@ -137,26 +133,39 @@ with tab_false:
         pair_detail(fc, "false_pick")
     else:
         st.success("Every candidate is a true pair.")
-with tab_scatter:
+
+
+def estimates() -> None:
     table = ev.candidate_table
-    if len(table):
-        shown = table.sample(min(len(table), 2000), random_state=0) if len(table) > 2000 else table
-        shown = shown.copy()
-        known = dict(zip(zip(exact["i"], exact["j"], strict=True), exact["jaccard"], strict=True))
-        shown["jaccard"] = [
-            known.get((i, j)) if (i, j) in known else exact_jaccard(i, j)
-            for i, j in zip(shown["i"], shown["j"], strict=True)
-        ]
-        shown["verdict"] = np.select(
-            [shown["true"] & shown["accepted"], shown["true"], shown["accepted"]],
-            ["true pair, accepted", "true pair, rejected by estimate", "false, accepted"],
-            default="false, rejected",
-        )
-        st.altair_chart(charts.estimate_vs_exact(shown, settings.threshold), width="stretch")
-        st.caption(
-            "Each candidate's MinHash estimate against its exact similarity; the dashed lines "
-            f"are t = {settings.threshold:g}."
-            + (f" A random 2,000 of {len(table):,} candidates." if len(table) > 2000 else "")
-        )
-    else:
+    if not len(table):
         st.info("No candidates at these settings.")
+        return
+    shown = table.sample(2000, random_state=0) if len(table) > 2000 else table.copy()
+    known = ev.true_table.set_index(["i", "j"])["jaccard"]
+    key = pd.MultiIndex.from_arrays([shown["i"], shown["j"]])
+    jac = known.reindex(key).to_numpy()
+    for q in np.flatnonzero(np.isnan(jac)):
+        jac[q] = exact_jaccard(int(shown["i"].iloc[q]), int(shown["j"].iloc[q]))
+    shown["jaccard"] = jac
+    shown["verdict"] = np.select(
+        [shown["true"] & shown["accepted"], shown["true"], shown["accepted"]],
+        ["true pair, accepted", "true pair, rejected by estimate", "false, accepted"],
+        default="false, rejected",
+    )
+    st.altair_chart(charts.estimate_vs_exact(shown, settings.threshold), width="stretch")
+    st.caption(
+        "Each candidate's MinHash estimate against its exact similarity; the dashed lines "
+        f"are t = {settings.threshold:g}."
+        + (f" A random 2,000 of {len(table):,} candidates." if len(table) > 2000 else "")
+    )
+
+
+tabs = st.tabs(
+    ["Missed pairs", "False candidates", "Estimate against exact"],
+    key="results_tab",
+    on_change="rerun",  # lazy: only the open tab's content is computed
+)
+for tab, draw in zip(tabs, (missed_pairs, false_candidates, estimates), strict=True):
+    if tab.open is not False:
+        with tab:
+            draw()
