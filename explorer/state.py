@@ -310,6 +310,16 @@ def current() -> tuple[Settings, Pipeline | None, str | None]:
     return settings, Pipeline(docs, settings), None
 
 
+def require_documents() -> tuple[Settings, Pipeline]:
+    """The settings and pipeline; without documents, say what to do and stop the page."""
+    settings, pipe, why = current()
+    if pipe is None:
+        st.info(why)
+        st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
+        st.stop()
+    return settings, pipe
+
+
 def page_settings() -> Settings:
     """The settings app.py prepared for this run.
 

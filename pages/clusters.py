@@ -21,11 +21,7 @@ st.markdown(
     "appeared first) and detaches members below t."
 )
 
-settings, pipe, why = state.current()
-if pipe is None:
-    st.info(why)
-    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
-    st.stop()
+settings, pipe = state.require_documents()
 
 docs = pipe.docs
 labels = pipe.labels()

@@ -26,11 +26,7 @@ st.markdown(
     '"similar enough". This page shows both on your documents.'
 )
 
-settings, pipe, why = state.current()
-if pipe is None:
-    st.info(why)
-    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
-    st.stop()
+settings, pipe = state.require_documents()
 
 docs = pipe.docs
 fps = pipe.fingerprints()

@@ -19,11 +19,7 @@ st.markdown(
     "standard error √(J(1 − J)/k)."
 )
 
-settings, pipe, why = state.current()
-if pipe is None:
-    st.info(why)
-    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
-    st.stop()
+settings, pipe = state.require_documents()
 
 docs = pipe.docs
 shingled = pipe.shingled()

@@ -20,11 +20,7 @@ st.markdown(
     "keeps only candidates whose MinHash estimate reaches t; both stages are scored."
 )
 
-settings, pipe, why = state.current()
-if pipe is None:
-    st.info(why)
-    st.page_link("pages/documents.py", label="Go to Documents", icon=":material/description:")
-    st.stop()
+settings, pipe = state.require_documents()
 
 ev = pipe.evaluation()
 docs = pipe.docs
