@@ -5,15 +5,20 @@ Two ways to the same answer:
 * ``brute`` compares every pair. It walks an inverted index of all shingles, which is the
   upper triangle of the sparse product X·Xᵀ of the document × shingle incidence matrix:
   a pair that shares no shingle has Jaccard 0 and can never reach a positive threshold.
-* ``ppjoin`` is the exact similarity join of Xiao et al. (PPJoin): shingles are numbered by
-  global frequency (rarest first), documents are taken in order of size, and a pair is only
-  looked at when the short prefixes share shingles (prefix filter, in its ell-prefix form:
-  prefixes ell - 1 shingles longer must share min(ell, required overlap) of them), the
-  sizes are compatible (length filter) and the shingles still to come can reach the
-  required overlap (positional filter). Each survivor is bounded first with a 1,024-bit
-  hashed bitmap per document (one AND-free XOR popcount: a bit set on one side only
-  holds a shingle the other lacks), and only if the bound allows it counted exactly
-  against a marker array of the probe's shingles.
+* ``ppjoin`` is the exact similarity join of Xiao et al. (PPJoin) in its ell-prefix form:
+  shingles are numbered by global frequency (rarest first) and documents taken in order of
+  size. A pair needing overlap a shares at least min(ell, a) shingles within the first
+  |x| - a + ell shingles of both documents (ell = 1 is the classic prefix filter), so the
+  probe only counts shared shingles that lie inside both of those prefixes (a positional
+  filter: a shingle counts only where its positions leave room for the required
+  overlap), among documents whose size allows J >= t at all (length filter). Documents
+  reaching the count are bounded by a 1,024-bit hashed bitmap per document (an exact
+  bitset when there are at most 4,096 distinct shingles; a bit set
+  on one side only stands for at least one shingle the other lacks, so
+  overlap <= (|x| + |y| - popcount(bx XOR by)) / 2), and only if the bound allows it
+  counted exactly against a marker array of the probe's shingles. ell = 6 here; the
+  running PPJoin bound (count so far + shingles left) pruned nothing beyond that on the
+  benchmark corpora, so the count runs branch-free instead.
 
 Shingles are interned exactly (equal ids iff equal strings): the lists are joined in C,
 encoded once, and keyed in compiled code by their bytes (up to 15 bytes) or by a 120-bit
@@ -25,14 +30,14 @@ Both return the same rows with the same float values: Jaccard is computed once, 
 
 The threshold rule (the same for both methods)
 -----------------------------------------------
-A float such as 0.7 is not exactly 7/10, and ``ceil(0.7 * 10)`` is 8 in floating point,
-which silently drops true pairs. So the threshold ``t`` is read as the fraction ``P/Q``
-nearest to it with ``Q <= 10**6`` (``Fraction(t).limit_denominator(10**6)``): 0.7 is 7/10,
-0.8 is 4/5, ``1/3`` is 1/3. A pair is included iff it shares at least one shingle and
-``inter * Q >= P * union`` in exact integer arithmetic. For every threshold written with at
-most six decimals (or any fraction with denominator up to a million) this is exactly
-"Jaccard >= the intended value"; for any other threshold it differs from comparing with
-the float only for pairs whose union has more than a million shingles.
+A float such as 0.7 is not exactly 7/10, and formulas like ``ceil(0.7 * 10)`` give 8
+in floating point (0.7 * 10 = 7.000000000000001), which silently drops true pairs. So the
+threshold ``t`` is read as the fraction ``P/Q`` nearest to it with ``Q <= 10**6``
+(``Fraction(t).limit_denominator(10**6)``): 0.7 is 7/10, 0.8 is 4/5, ``1/3`` is 1/3. A
+pair is included iff it shares at least one shingle and ``inter * Q >= P * union`` in
+exact integer arithmetic. For a threshold written with at most six decimals, or any
+fraction with denominator up to a million, that is exactly "Jaccard >= the intended
+value": a pair at exactly 7/10 is in at t = 0.7, one a hair below is out.
 
 All prefix lengths and filters are integer formulas derived from P/Q, so they never lose
 a pair to rounding.
@@ -628,20 +633,31 @@ def _ppjoin_probe(
                 acc[y] = av + inside
             stats[1] += e - e0
         stats[2] += ntouch
-        marked = False
+        # keep the candidates (count >= min(ell, alpha)), reset the counts
+        ncand = 0
         for t in range(ntouch):
             y = touched[t]
             av = acc[y]
             acc[y] = 0
+            if av >= ell or av >= alpha_of[slen[y]]:
+                touched[ncand] = y
+                ncand += 1
+        stats[3] += ncand
+        # touch every candidate's bitmap row first: independent loads overlap their
+        # cache misses, so the bound below mostly reads cached lines
+        warm = np.uint64(0)
+        for t in range(ncand):
+            dy = order[touched[t]]
+            for w in range(0, fwords + hwords, 8):
+                warm ^= bits[dy, w]
+        stats[5] += np.int64(warm & np.uint64(0))
+        if ncand > 0:
+            _mark(mark, k + 1, tok, x0, split[dx])
+        for t in range(ncand):
+            y = touched[t]
             ly = slen[y]
             alpha = alpha_of[ly]
-            if av < ell and av < alpha:
-                continue
-            stats[3] += 1
             dy = order[y]
-            if not marked:
-                _mark(mark, k + 1, tok, x0, split[dx])
-                marked = True
             inter = _overlap_marked(
                 mark, k + 1, tok, offsets, split, bits, fwords, hwords, dx, dy, alpha
             )
@@ -1209,7 +1225,7 @@ def similarity_sample(
         floor_frac = _default_floor(frac)
     else:
         floor_frac = threshold_fraction(floor, name="floor")
-        if floor_frac * N_BANDS != round(floor_frac * N_BANDS):
+        if floor_frac == 0 or floor_frac * N_BANDS != round(floor_frac * N_BANDS):
             raise ValueError(
                 f"floor={floor!r} is not accepted; use a band edge, a multiple of 0.05 in (0, 1]"
             )

@@ -65,7 +65,7 @@ def test_small_examples_match_reference(method):
     rng = random.Random(7)
     for _ in range(60):
         sets = family(rng, rng.randint(0, 25), rng.randint(1, 30), (0, 1, 2, 5, 10, 20))
-        for t in (0.7, 0.6, 0.8, 1 / 3, 0.5, 1.0, 0.05):
+        for t in (0.7, 0.6, 0.8, 1 / 3, 0.5, 1.0, 0.05, 1e-9):
             df = exact_pairs(sets, t, method=method)
             check_frame(df)
             assert rows(df) == reference(sets, t)
@@ -370,6 +370,7 @@ def test_sample_takes_every_pair_when_asked_for_more():
         ({"threshold": 0.5, "all_pairs_limit": 2.5}, "all_pairs_limit"),
         ({"threshold": 0.5, "floor": 0.33}, "floor"),
         ({"threshold": 0.5, "floor": 0}, "floor"),
+        ({"threshold": 0.5, "floor": 1e-9}, "floor"),
     ],
 )
 def test_sample_bad_arguments(kwargs, word):
