@@ -69,6 +69,7 @@ __all__ = [
     "similarity_band",
     "similarity_sample",
     "threshold_fraction",
+    "warm_up",
 ]
 
 METHODS = ("auto", "brute", "ppjoin")
@@ -1284,3 +1285,20 @@ def similarity_sample(
         sampled_pairs=drawn,
     )
     return df
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's on-disk cache) every kernel of this module.
+
+    The first call in a fresh environment compiles them (some seconds; the numbers are in
+    ``benchmarks/RESULTS.md``); later processes load the cached machine code in a fraction
+    of a second. Call it from a set-up step or a background thread at start-up so the
+    first real request does not pay for it.
+    """
+    sets = [["abcde", "bcdef", "cdefg"], ["abcde", "bcdef", "xyz"], [], ["é" * 20, "q"]] * 3
+    exact_pairs(sets, 0.5, method="brute")
+    exact_pairs(sets, 0.5, method="ppjoin")
+    similarity_sample(sets, threshold=0.5, all_pairs_limit=2, sample_size=10)
+    buf = np.frombuffer(b"abcdeabcdfxyz", dtype=np.uint8)
+    flat = FlatShingles(buf, np.array([0, 5, 10]), np.array([5, 10, 13]), np.array([0, 2, 3]))
+    exact_pairs(flat, 0.5, method="ppjoin")

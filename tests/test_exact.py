@@ -17,6 +17,7 @@ from nearsim.exact import (
     similarity_band,
     similarity_sample,
     threshold_fraction,
+    warm_up,
 )
 
 METHODS = ("brute", "ppjoin", "auto")
@@ -401,3 +402,7 @@ def test_flat_shingles_with_bad_spans_are_refused():
 def test_similarity_band_edges():
     j = np.array([0.0, 0.049, 0.05, 7 / 20, 0.35, 0.3499, 0.5, 0.99, 1.0])
     assert similarity_band(j).tolist() == [0, 0, 1, 7, 7, 6, 10, 19, 19]
+
+
+def test_warm_up_runs():
+    warm_up()
