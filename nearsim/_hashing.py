@@ -16,7 +16,7 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
-from .shingles import check_shingle_options, normalize
+from .shingles import as_text_list, check_shingle_options, normalize
 
 
 @njit(cache=True, inline="always")
@@ -286,7 +286,7 @@ def flatten_texts(
     remove_punctuation: bool = False,
     collapse_whitespace: bool = True,
 ) -> FlatTexts:
-    """Normalise texts and lay them out for :func:`text_min_kernel` and friends.
+    """Normalise texts and lay them out for the compiled shingle kernels.
 
     Parameters
     ----------
@@ -300,14 +300,6 @@ def flatten_texts(
     FlatTexts
     """
     check_shingle_options(kind, k)
-    if isinstance(texts, (str, bytes)):
-        raise ValueError("texts must be a list of str (one per document), got a single str")
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise ValueError(
-            f"texts must be a list of str (one per document), got {type(texts).__name__}"
-        ) from None
     norm = [
         normalize(
             t,
@@ -315,9 +307,7 @@ def flatten_texts(
             remove_punctuation=remove_punctuation,
             collapse_whitespace=collapse_whitespace,
         )
-        if isinstance(t, str)
-        else _not_str(i, t)
-        for i, t in enumerate(texts)
+        for t in as_text_list(texts)
     ]
     whole = np.zeros(len(norm), dtype=np.bool_)
     if kind == "word":
@@ -337,10 +327,6 @@ def flatten_texts(
     if buf.shape[0] != doc_offsets[-1]:
         doc_offsets = _cp_to_byte_offsets(buf, doc_offsets)
     return FlatTexts(buf, doc_offsets, whole, kind, k)
-
-
-def _not_str(i: int, t: object) -> str:
-    raise ValueError(f"document {i} is a {type(t).__name__}; every document must be a str")
 
 
 @njit(cache=True, inline="always")

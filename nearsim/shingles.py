@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 KINDS = ("char", "word")
 MAX_K = 1000
@@ -138,49 +138,29 @@ def shingles(
     return list(dict.fromkeys(grams))
 
 
-def shingle_all(
-    texts: Sequence[str],
-    *,
-    kind: str = "char",
-    k: int = 5,
-    lowercase: bool = True,
-    remove_punctuation: bool = False,
-    collapse_whitespace: bool = True,
-) -> list[list[str]]:
-    """:func:`shingles` of every text, with the options checked once.
+def as_text_list(texts: Iterable[str]) -> list[str]:
+    """The documents as a list of str, or ``ValueError`` saying what is wrong.
 
     Parameters
     ----------
-    texts : sequence of str, length n
-        The documents.
-    kind, k, lowercase, remove_punctuation, collapse_whitespace
-        As in :func:`shingles`.
+    texts : iterable of str
+        One str per document (a list, a pandas Series, a generator, ...).
 
     Returns
     -------
-    list of list of str, length n
-        Each document's distinct shingles.
+    list of str
     """
-    check_texts(texts)
-    return [
-        shingles(
-            t,
-            kind=kind,
-            k=k,
-            lowercase=lowercase,
-            remove_punctuation=remove_punctuation,
-            collapse_whitespace=collapse_whitespace,
+    if isinstance(texts, (str, bytes)):
+        raise ValueError(
+            f"texts must be a list of str (one per document), got a single {type(texts).__name__}"
         )
-        for t in texts
-    ]
-
-
-def check_texts(texts: Sequence[str]) -> None:
-    """Raise ``ValueError`` unless ``texts`` is a sequence of str."""
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+    try:
+        out = list(texts)
+    except TypeError:
         raise ValueError(
             f"texts must be a list of str (one per document), got {type(texts).__name__}"
-        )
-    for i, t in enumerate(texts):
+        ) from None
+    for i, t in enumerate(out):
         if not isinstance(t, str):
             raise ValueError(f"document {i} is a {type(t).__name__}; every document must be a str")
+    return out

@@ -47,6 +47,7 @@ from numba.extending import intrinsic
 
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
 from .lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
+from .shingles import as_text_list
 
 BITS = 64
 METHODS = ("tables", "brute")
@@ -1347,19 +1348,7 @@ def broken_simhash(texts: Iterable[str]) -> np.ndarray:
     ndarray of uint64, shape (n,)
         Character i of the JavaScript's '0'/'1' string is bit i (bit 0 is the lowest).
     """
-    if isinstance(texts, (str, bytes)):
-        raise ValueError("texts must be a list of str (one per document), got a single str")
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise ValueError(
-            f"texts must be a list of str (one per document), got {type(texts).__name__}"
-        ) from None
-    encoded = []
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise ValueError(f"document {i} is a {type(t).__name__}; every document must be a str")
-        encoded.append(t.lower().encode("utf-16-le", "surrogatepass"))
+    encoded = [t.lower().encode("utf-16-le", "surrogatepass") for t in as_text_list(texts)]
     lengths = np.fromiter((len(e) // 2 for e in encoded), dtype=np.int64, count=len(encoded))
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
