@@ -51,7 +51,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import chain
+from itertools import chain, compress
 
 import numba
 import numpy as np
@@ -200,35 +200,6 @@ def _key(buf, a, m):
         (h1 >> np.uint64(8)) | (np.uint64(0xFF) << np.uint64(56)),
         True,
     )
-
-
-@njit(cache=True, nogil=True)
-def _split_keys(buf, total):
-    """Cut NUL-joined UTF-8 bytes into ``total`` shingles and key each (see :func:`_key`).
-
-    Returns k0, k1, starts, ends, whether any key is a hash, and whether the number of
-    shingles came out as ``total`` (it does not if a shingle contains NUL).
-    """
-    k0 = np.empty(total, np.uint64)
-    k1 = np.empty(total, np.uint64)
-    starts = np.empty(total, np.int64)
-    ends = np.empty(total, np.int64)
-    hashed = False
-    t = 0
-    a = 0
-    size = buf.size
-    for m in range(size + 1):
-        if m < size and buf[m] != 0:
-            continue
-        if t >= total:
-            return k0, k1, starts, ends, hashed, False
-        starts[t] = a
-        ends[t] = m
-        k0[t], k1[t], h = _key(buf, a, m)
-        hashed |= h
-        t += 1
-        a = m + 1
-    return k0, k1, starts, ends, hashed, t == total
 
 
 @njit(cache=True, nogil=True)
@@ -767,6 +738,13 @@ class _Tokens:
         return self.lengths.size
 
 
+def _is_doc(d) -> bool:
+    """A sized iterable that is not a str, bytes or mapping."""
+    if isinstance(d, (str, bytes, bytearray, dict)):
+        return False
+    return hasattr(d, "__len__") and hasattr(d, "__iter__")
+
+
 def _documents(sets) -> list:
     """``sets`` as a list of documents, each a sized iterable of shingles (not a str)."""
     if isinstance(sets, (str, bytes, bytearray)) or not hasattr(sets, "__iter__"):
@@ -780,18 +758,7 @@ def _documents(sets) -> list:
             f"got an array of shape {sets.shape}"
         )
     docs = sets if isinstance(sets, list) else list(sets)
-    bad = next(
-        (k for k, d in enumerate(docs) if isinstance(d, (str, bytes, bytearray, dict))), None
-    )
-    if bad is None:
-        bad = next(
-            (
-                k
-                for k, d in enumerate(docs)
-                if not (hasattr(d, "__len__") and hasattr(d, "__iter__"))
-            ),
-            None,
-        )
+    bad = next((k for k, d in enumerate(docs) if type(d) is not list and not _is_doc(d)), None)
     if bad is not None:
         raise ValueError(
             f"sets[{bad}] is a {type(docs[bad]).__name__}; each document must be a list "
@@ -839,7 +806,7 @@ def _codes_from_keys(k0, k1, hashed, buf, starts, ends):
     return codes, counts
 
 
-def _intern(docs, total: int):
+def _intern(docs, lengths: np.ndarray, total: int):
     """Ids for the flattened shingles (equal ids iff equal strings) and each id's count.
 
     The shingles are joined with NUL in C, encoded once as UTF-8 and keyed in compiled
@@ -848,14 +815,47 @@ def _intern(docs, total: int):
     back to exact Python hashing if two ever differ. Ids may have gaps (count 0).
     """
     try:
-        big = "\x00".join(chain.from_iterable(docs))
+        # joining each document first is about twice as fast as one chained join; empty
+        # documents are left out (they would add empty pieces)
+        big = "\x00".join(map("\x00".join, compress(docs, (lengths > 0).tolist())))
     except TypeError:
         raise ValueError(f"every shingle must be a str; {_first_non_str(docs)}") from None
     buf = np.frombuffer(big.encode("utf-8", "surrogatepass"), np.uint8)
     del big
-    k0, k1, starts, ends, hashed, ok = _split_keys(buf, total)
-    result = _codes_from_keys(k0, k1, hashed, buf, starts, ends) if ok else None
+    sep = np.flatnonzero(buf == 0)
+    if sep.size != total - 1:  # a shingle contains NUL: the pieces are ambiguous
+        return _exact_codes(docs, total)
+    starts = np.empty(total, np.int64)
+    starts[0] = 0
+    starts[1:] = sep + 1
+    ends = np.empty(total, np.int64)
+    ends[:-1] = sep
+    ends[-1] = buf.size
+    del sep
+    k0, k1, hashed = _keys(buf, starts, ends)
+    result = _codes_from_keys(k0, k1, hashed, buf, starts, ends)
     return result if result is not None else _exact_codes(docs, total)
+
+
+def _keys(buf, starts, ends):
+    """:func:`_span_keys` over halves of the shingles on a few threads."""
+    total = starts.size
+    threads = _threads()
+    if threads == 1 or total < 200_000:
+        return _span_keys(buf, starts, ends)
+    edges = np.linspace(0, total, threads + 1).astype(np.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(
+            pool.map(
+                lambda k: _span_keys(
+                    buf, starts[edges[k] : edges[k + 1]], ends[edges[k] : edges[k + 1]]
+                ),
+                range(threads),
+            )
+        )
+    k0 = np.concatenate([p[0] for p in parts])
+    k1 = np.concatenate([p[1] for p in parts])
+    return k0, k1, any(p[2] for p in parts)
 
 
 def _check_flat(flat):
@@ -892,7 +892,7 @@ def _check_flat(flat):
 
 def _intern_flat(buf, starts, ends):
     """As :func:`_intern`, for shingles already given as spans of one UTF-8 buffer."""
-    k0, k1, hashed = _span_keys(buf, starts, ends)
+    k0, k1, hashed = _keys(buf, starts, ends)
     result = _codes_from_keys(k0, k1, hashed, buf, starts, ends)
     if result is None:  # pragma: no cover - needs a 120-bit hash collision
         flat_obj = np.array(
@@ -924,7 +924,7 @@ def _prepare(sets) -> _Tokens:
         total = int(offsets[-1])
         if total == 0:
             return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
-        codes, counts = _intern(docs, total)
+        codes, counts = _intern(docs, lengths, total)
     # rank ids by frequency, rarest first; unused ids (count 0) come first and are cut off
     unused = int(np.count_nonzero(counts == 0))
     rank = np.empty(counts.size, np.int32)
