@@ -82,6 +82,8 @@ N_BANDS = 20
 # exact bit; above, all are hashed into _HASHED_BITS bits for an upper bound on the overlap.
 _EXACT_VOCAB = 4096
 _HASHED_BITS = 1024
+# brute: the most frequent shingles counted by bitset AND (the rest through postings)
+_BRUTE_FREQUENT_BITS = 1024
 # The ell of the ell-prefix filter (see _ppjoin_probe).
 _ELL = 6
 # Below this many probes the thread pool is not worth starting.
@@ -648,44 +650,45 @@ def _ppjoin_probe(
 
 
 @njit(cache=True, nogil=True)
-def _brute_probe(probes, lens, offsets, tok, post_start, post, p, q):
-    """Every pair (x, y > x) sharing a shingle, counted through the full inverted index.
+def _brute_probe(lo, hi, lens, offsets, tok, split, bits, fwords, post_start, post, p, q):
+    """Every pair (x, y) with lo <= x < hi and y > x, compared exactly.
 
-    Returns rows (x, y, inter, union) and counters as :func:`_ppjoin_probe` (every pair
-    met is counted exactly, so "verified" equals "met").
+    The overlap is the popcount of the AND of the exact bitsets of the most frequent
+    shingles (those ids are >= the documents' ``split`` points) plus the count of shared
+    rare shingles, gathered from an inverted index of the rare ones (the sparse product
+    X·Xᵀ restricted to them). Every pair gets the same two terms; rows come out sorted by
+    (x, y).
+
+    Returns rows (x, y, inter, union) and counters as :func:`_ppjoin_probe` (every pair is
+    counted exactly: "documents met" counts the pairs compared, "verified" the same).
     """
     n = lens.size
     acc = np.zeros(n, np.int32)
-    touched = np.empty(n, np.int32)
     out = np.empty(4096, np.int64)
     cnt = 0
     stats = np.zeros(6, np.int64)
     pq = p + q
-    for k in range(probes.size):
-        x = probes[k]
+    for x in range(lo, hi):
         lx = lens[x]
         if lx == 0:
             continue
         stats[0] += 1
-        ntouch = 0
-        for m in range(offsets[x], offsets[x + 1]):
+        for m in range(offsets[x], split[x]):
             w = tok[m]
             b = post_start[w + 1]
             e = _first_at_least(post, post_start[w], b, np.int64(x + 1) << 32)
             stats[1] += b - e
             while e < b:
-                y = post[e] >> 32
-                if acc[y] == 0:
-                    touched[ntouch] = y
-                    ntouch += 1
-                acc[y] += 1
+                acc[post[e] >> 32] += 1
                 e += 1
-        stats[2] += ntouch
-        for t in range(ntouch):
-            y = touched[t]
+        for y in range(x + 1, n):
+            ly = lens[y]
             inter = np.int64(acc[y])
             acc[y] = 0
-            ly = lens[y]
+            if ly == 0:
+                continue
+            for w in range(fwords):
+                inter += np.int64(_popcount(bits[x, w] & bits[y, w]))
             alpha = (p * (lx + ly) + pq - 1) // pq
             if alpha < 1:
                 alpha = 1
@@ -697,6 +700,7 @@ def _brute_probe(probes, lens, offsets, tok, post_start, post, p, q):
                 out[4 * cnt + 2] = inter
                 out[4 * cnt + 3] = lx + ly - inter
                 cnt += 1
+            stats[2] += 1
     stats[3] = stats[2]
     stats[4] = cnt
     return _rows(out, cnt), stats
@@ -972,6 +976,27 @@ def _run(kernel, probes: np.ndarray, args: tuple):
     return rows, stats
 
 
+def _run_ranges(kernel, n: int, args: tuple):
+    """Run ``kernel(lo, hi, *args)`` over ranges of x whose pairs (x, y > x) are about
+    equally many, on a few threads; rows stay sorted by (x, y)."""
+    threads = _threads()
+    pieces = 1 if threads == 1 or n < _PARALLEL_MIN_PROBES else 8 * threads
+    # x_k with about k / pieces of the n^2 / 2 pairs before it
+    edges = np.unique(
+        np.round(n - n * np.sqrt(1.0 - np.arange(pieces + 1) / pieces)).astype(np.int64)
+    )
+    edges[0], edges[-1] = 0, n
+    ranges = list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+    if len(ranges) == 1:
+        parts = [kernel(0, n, *args)]
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            parts = list(pool.map(lambda r: kernel(r[0], r[1], *args), ranges))
+    rows = np.concatenate([r for r, _ in parts])
+    stats = np.sum([s for _, s in parts], axis=0)
+    return rows, stats
+
+
 def _overlaps(prep: _Tokens, verify, pi: np.ndarray, pj: np.ndarray) -> np.ndarray:
     """|x ∩ y| for the pairs (pi, pj), sorted by pi, in contiguous chunks on a few threads."""
     bits, split, fwords, hwords = verify
@@ -1001,8 +1026,16 @@ def _frame(rows: np.ndarray) -> pd.DataFrame:
     i = np.minimum(a, b)
     j = np.maximum(a, b)
     jac = rows[:, 2].astype(np.float64) / rows[:, 3].astype(np.float64)
-    order = np.lexsort((j, i))
-    return pd.DataFrame({"i": i[order], "j": j[order], "jaccard": jac[order]})
+    if not _is_sorted(i, j):
+        order = np.lexsort((j, i))
+        i, j, jac = i[order], j[order], jac[order]
+    return pd.DataFrame({"i": i, "j": j, "jaccard": jac})
+
+
+def _is_sorted(i: np.ndarray, j: np.ndarray) -> bool:
+    """True iff the pairs (i, j) are strictly increasing."""
+    di = np.diff(i)
+    return bool(np.all((di > 0) | ((di == 0) & (np.diff(j) > 0))))
 
 
 def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = _ELL):
@@ -1014,16 +1047,21 @@ def _join(prep: _Tokens, frac: Fraction, method: str, verify=None, ell: int = _E
     if prep.vocab == 0 or prep.n < 2:
         return np.empty((0, 4), np.int64), np.zeros(6, np.int64), method
     if method == "brute":
+        fbits = prep.vocab if prep.vocab <= _EXACT_VOCAB else _BRUTE_FREQUENT_BITS
+        bits, split, fwords, _ = _verification_index(prep, fbits=fbits, hbits=0)
         ident = np.arange(prep.n, dtype=np.int64)
         post_start, post = _build_postings(
-            ident, prep.offsets, prep.tokens, prep.lengths, prep.vocab, p, q, np.int64(0)
+            ident,
+            prep.offsets,
+            prep.tokens,
+            split - prep.offsets[:-1],
+            prep.vocab,
+            p,
+            q,
+            np.int64(0),
         )
-        probes = np.flatnonzero(prep.lengths > 0).astype(np.int64)
-        rows, stats = _run(
-            _brute_probe,
-            probes,
-            (prep.lengths, prep.offsets, prep.tokens, post_start, post, p, q),
-        )
+        args = (prep.lengths, prep.offsets, prep.tokens, split, bits, fwords, post_start, post)
+        rows, stats = _run_ranges(_brute_probe, prep.n, (*args, p, q))
         return rows, stats, method
     nonempty = np.flatnonzero(prep.lengths > 0)
     order = nonempty[np.argsort(prep.lengths[nonempty], kind="stable")].astype(np.int64)
