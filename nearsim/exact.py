@@ -941,12 +941,14 @@ def _prepare(sets) -> _Tokens:
     return _Tokens(new_off, tok, sizes, vocab)
 
 
-def _verification_index(prep: _Tokens, fbits: int | None = None, hbits: int = _HASHED_BITS):
+def _verification_index(prep: _Tokens, fbits: int | None = None, hbits: int | None = None):
     """Bitsets for :func:`_overlap_marked`: the ``fbits`` most frequent ids exact, the
     others hashed into ``hbits`` bits. Default: every id exact when there are at most
     ``_EXACT_VOCAB`` of them, else all hashed."""
     if fbits is None:
         fbits = prep.vocab if prep.vocab <= _EXACT_VOCAB else 0
+    if hbits is None:
+        hbits = _HASHED_BITS
     fwords = min(fbits, -(-prep.vocab // 64) * 64) // 64
     base = max(prep.vocab - 64 * fwords, 0)
     hwords = hbits // 64 if base > 0 else 0

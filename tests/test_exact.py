@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import nearsim.exact as exact_module
 from nearsim.exact import (
     exact_pairs,
     similarity_band,
@@ -101,6 +102,42 @@ def test_join_equals_brute_force(sets, t):
     pp = exact_pairs(sets, t, method="ppjoin")
     pd.testing.assert_frame_equal(brute, pp)
     assert rows(pp) == reference(sets, t)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), t=st.sampled_from([0.7, 0.6, 0.8, 1 / 3, 0.5, 0.9]))
+def test_hashed_and_hybrid_paths_equal_brute_force(sets, t):
+    """Small alphabets use exact bitsets; force the paths large vocabularies take: the
+    hashed bitmap bound in ppjoin, bitsets plus rare-shingle postings in brute."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(exact_module, "_EXACT_VOCAB", 0)
+        mp.setattr(exact_module, "_BRUTE_FREQUENT_BITS", 64)
+        mp.setattr(exact_module, "_HASHED_BITS", 64)
+        brute = exact_pairs(sets, t, method="brute")
+        pp = exact_pairs(sets, t, method="ppjoin")
+    pd.testing.assert_frame_equal(brute, pp)
+    assert rows(pp) == reference(sets, t)
+
+
+def test_large_vocabulary_paths():
+    rng = np.random.default_rng(5)
+    vocab = np.array([f"t{k}" for k in range(20000)])
+    weights = 1.0 / np.arange(1, 20001)
+    weights /= weights.sum()
+    sets = []
+    for k in range(600):
+        if k > 5 and rng.random() < 0.4:
+            d = list(sets[int(rng.integers(0, k))])
+            for _ in range(int(rng.integers(0, 8))):
+                d[int(rng.integers(0, len(d)))] = str(rng.choice(vocab, p=weights))
+        else:
+            d = rng.choice(vocab, size=int(rng.integers(20, 80)), p=weights).tolist()
+        sets.append(list(dict.fromkeys(d)))
+    assert len(set().union(*map(set, sets))) > exact_module._EXACT_VOCAB
+    for t in (0.3, 0.6):
+        want = reference(sets, t)
+        for method in METHODS:
+            assert rows(exact_pairs(sets, t, method=method)) == want
 
 
 @pytest.mark.parametrize(
