@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
@@ -908,27 +909,73 @@ def _intern_flat(buf, starts, ends):
     return result
 
 
+# The last FlatShingles prepared, and its tokens: the app asks for the exact pairs and for
+# the similarity sample of the same shingles one after the other.
+_LAST_FLAT: list = []
+_LAST_FLAT_LOCK = threading.Lock()
+
+
+def _cached_tokens(buf, starts, ends, offsets):
+    """Tokens of equal FlatShingles prepared last time, if any (same read-only buffer
+    object and equal spans), else None."""
+    if buf.flags.writeable:
+        return None
+    with _LAST_FLAT_LOCK:
+        if not _LAST_FLAT:
+            return None
+        old_buf, old_starts, old_ends, old_offsets, tokens = _LAST_FLAT[0]
+    same = (
+        old_buf is buf
+        and np.array_equal(old_offsets, offsets)
+        and np.array_equal(old_starts, starts)
+        and np.array_equal(old_ends, ends)
+    )
+    return tokens if same else None
+
+
 def _prepare(sets) -> _Tokens:
+    """Documents as sorted distinct integer ids (see :class:`_Tokens`)."""
     if isinstance(sets, FlatShingles):
         buf, starts, ends, offsets = _check_flat(sets)
-        n = offsets.size - 1
-        total = int(offsets[-1])
-        if total == 0:
-            return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
-        codes, counts = _intern_flat(buf, starts, ends)
-    else:
-        docs = _documents(sets)
-        n = len(docs)
-        try:
-            lengths = np.fromiter(map(len, docs), np.int64, count=n)
-        except TypeError as exc:  # pragma: no cover - guarded by _documents
-            raise ValueError(f"each document must be a sized list of str shingles: {exc}") from None
-        offsets = np.zeros(n + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        total = int(offsets[-1])
-        if total == 0:
-            return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
-        codes, counts = _intern(docs, lengths, total)
+        cached = _cached_tokens(sets.buf, starts, ends, offsets)
+        if cached is not None:
+            return cached
+        tokens = _prepare_flat(buf, starts, ends, offsets)
+        if not sets.buf.flags.writeable:
+            with _LAST_FLAT_LOCK:
+                _LAST_FLAT[:] = [(sets.buf, starts, ends, offsets, tokens)]
+        return tokens
+    return _prepare_lists(sets)
+
+
+def _prepare_flat(buf, starts, ends, offsets) -> _Tokens:
+    """Tokens of checked FlatShingles arrays."""
+    n = offsets.size - 1
+    if int(offsets[-1]) == 0:
+        return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
+    codes, counts = _intern_flat(buf, starts, ends)
+    return _ranked(offsets, codes, counts)
+
+
+def _prepare_lists(sets) -> _Tokens:
+    """Tokens of a sequence of shingle lists (validated here)."""
+    docs = _documents(sets)
+    n = len(docs)
+    try:
+        lengths = np.fromiter(map(len, docs), np.int64, count=n)
+    except TypeError as exc:  # pragma: no cover - guarded by _documents
+        raise ValueError(f"each document must be a sized list of str shingles: {exc}") from None
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    if total == 0:
+        return _Tokens(offsets, np.empty(0, np.int32), np.zeros(n, np.int64), 0)
+    codes, counts = _intern(docs, lengths, total)
+    return _ranked(offsets, codes, counts)
+
+
+def _ranked(offsets, codes, counts) -> _Tokens:
+    """Documents as sorted distinct ids, numbered by frequency (rarest first)."""
     # rank ids by frequency, rarest first; unused ids (count 0) come first and are cut off
     unused = int(np.count_nonzero(counts == 0))
     rank = np.empty(counts.size, np.int32)

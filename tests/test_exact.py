@@ -283,6 +283,32 @@ def test_flat_shingles_input_gives_the_same_pairs():
         )
 
 
+def test_repeated_flat_shingles_reuse_their_tokens_safely():
+    hashing = pytest.importorskip("nearsim._hashing")
+    rng = random.Random(4)
+    sets = family(rng, 120, 50, (5, 10, 20))
+    flat = hashing.flatten(sets)
+    buf = np.frombuffer(flat.buf.tobytes(), dtype=np.uint8)  # read-only: may be reused
+    ro = hashing.FlatShingles(buf, flat.starts, flat.ends, flat.doc_offsets)
+    first = exact_pairs(ro, 0.4)
+    again = exact_pairs(hashing.FlatShingles(buf, ro.starts.copy(), ro.ends, ro.doc_offsets), 0.4)
+    pd.testing.assert_frame_equal(first, exact_pairs(sets, 0.4))
+    pd.testing.assert_frame_equal(again, first)
+    # other spans over the same buffer are not mistaken for the cached ones
+    fewer = hashing.FlatShingles(buf, ro.starts[:-1], ro.ends[:-1], ro.doc_offsets.copy())
+    fewer.doc_offsets[-1] -= 1
+    last = len(sets) - 1
+    want = exact_pairs([*sets[:last], sets[last][:-1]], 0.4)
+    pd.testing.assert_frame_equal(exact_pairs(fewer, 0.4), want)
+    # a writable buffer is never reused: change it and the answer follows
+    wbuf = flat.buf.copy()
+    rw = hashing.FlatShingles(wbuf, flat.starts, flat.ends, flat.doc_offsets)
+    exact_pairs(rw, 0.4)
+    wbuf[:] = ord("z")
+    zs = [["z" * len(s) for s in d] for d in sets]
+    pd.testing.assert_frame_equal(exact_pairs(rw, 0.4), exact_pairs(zs, 0.4))
+
+
 def test_larger_corpus_both_methods_agree():
     rng = np.random.default_rng(11)
     words = [f"w{k}" for k in range(400)]
