@@ -2,9 +2,10 @@
 
 Two ways to the same answer:
 
-* ``brute`` compares every pair. It walks an inverted index of all shingles, which is the
-  upper triangle of the sparse product X·Xᵀ of the document × shingle incidence matrix:
-  a pair that shares no shingle has Jaccard 0 and can never reach a positive threshold.
+* ``brute`` compares every pair: its overlap is the popcount of the AND of exact bitsets
+  of the most frequent shingles (all of them when there are at most 4,096) plus the
+  shared rare shingles counted through their inverted index (the upper triangle of the
+  sparse product X·Xᵀ of the document × shingle incidence matrix, restricted to them).
 * ``ppjoin`` is the exact similarity join of Xiao et al. (PPJoin) in its ell-prefix form:
   shingles are numbered by global frequency (rarest first) and documents taken in order of
   size. A pair needing overlap a shares at least min(ell, a) shingles within the first
@@ -1165,8 +1166,9 @@ def exact_pairs(sets, threshold, method: str = "auto") -> pd.DataFrame:
         a pair is included iff it shares a shingle and ``inter * Q >= P * union`` in exact
         integers. See the module docstring.
     method : {"auto", "brute", "ppjoin"}
-        ``brute`` compares every pair (through an inverted index), ``ppjoin`` is the exact
-        similarity join with prefix, length and positional filtering. ``auto`` uses brute
+        ``brute`` compares every pair (bitsets of the frequent shingles plus an inverted
+        index of the rare ones), ``ppjoin`` is the exact similarity join with prefix,
+        length and positional filtering. ``auto`` uses brute
         for up to 2,500 documents and ppjoin above. All give identical output.
 
     Returns
