@@ -216,6 +216,10 @@ def rate_by_band(
     pairs : pandas.DataFrame
         Columns i, j, jaccard and optionally ``sampled`` (bool): pairs with their exact
         similarity (all pairs, or a sample, e.g. from ``nearsim.exact.similarity_sample``).
+        Pairs that share no shingle may be left out and counted in
+        ``pairs.attrs["zero_pairs"]``: they join the first band. When the frame lists
+        every pair that shares a shingle (``attrs["mode"] == "all"``), a candidate that is
+        not listed is one of them and counts as a hit there.
     candidates : ndarray of int64, shape (m, 2)
         Candidate pairs, i < j.
     b, r : int, optional
@@ -237,6 +241,12 @@ def rate_by_band(
     band = similarity_band(jac)
     total = np.bincount(band, minlength=N_BANDS)
     hits = np.bincount(band, weights=is_cand, minlength=N_BANDS).astype(np.int64)
+    zero = int(pairs.attrs.get("zero_pairs", 0) or 0)
+    if zero:
+        total[0] += zero
+        if pairs.attrs.get("mode") == "all":
+            listed = np.sort(pair_codes(pr, n))
+            hits[0] += int((~_member(pair_codes(cand, n), listed)).sum())
     if "sampled" in pairs.columns:
         samp = np.bincount(band, weights=pairs["sampled"].to_numpy(bool), minlength=N_BANDS) > 0
     else:

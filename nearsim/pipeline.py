@@ -21,10 +21,11 @@ from ._hashing import FlatShingles, decode, text_shingles
 from .clusters import clusters
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .exact import warm_up as _warm_up_exact
 from .lsh import candidate_pairs
 from .minhash import EMPTY, MinHasher, estimate_pairs
 from .settings import Settings
-from .simhash import SimHasher
+from .simhash import SimHasher, broken_simhash, compare_simhash, hash_health, replay
 
 SHINGLE_FIELDS = (
     "shingle_kind",
@@ -267,3 +268,32 @@ def run(texts: Sequence[str], settings: Settings | None = None) -> Result:
     ev = evaluation_stage(exact, cand, settings)
     labels = cluster_stage(shingled.n, ev)
     return Result(settings, shingled, sig, cand, exact, ev, labels)
+
+
+def warm_up() -> None:
+    """Compile, or load from numba's on-disk cache, every compiled kernel.
+
+    The first call after installing compiles them (tens of seconds on a small machine);
+    the machine code is cached next to the modules, so later processes load it in a
+    fraction of a second. The set-up scripts call this once, so the explorer's first
+    page does not pay for compiling.
+    """
+    texts = [
+        "The council approved the new budget on Monday.",
+        "The council approved the new budget on Monday!",
+        "A storm closed the harbour for two days, café owners said.",
+        "",
+    ] * 3
+    for kind, k in (("char", 5), ("word", 2)):
+        settings = Settings(shingle_kind=kind, shingle_k=k, threshold=0.5)
+        result = run(texts, settings)
+        MinHasher(16).text_signatures(texts, kind=kind, k=k, one_byte=True)
+        SimHasher(SIMHASH_SEED).text_fingerprints(texts, kind=kind, k=k)
+        sample_stage(result.shingled, settings)
+        fps = simhash_stage(result.shingled)
+        compare_simhash(fps, result.exact, 0.5, result.candidates.pairs, max_distance=24)
+        hash_health(fps)
+        replay(fps, 3)
+        replay(fps, 12)
+    broken_simhash(texts)
+    _warm_up_exact()

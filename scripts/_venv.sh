@@ -14,5 +14,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     else
         .venv/bin/python -m pip install --quiet -e .
     fi
+    # compile the numba kernels once now (cached on disk), not on the first page view
+    .venv/bin/python -c "from nearsim.pipeline import warm_up; warm_up()"
     touch "$stamp"
 fi

@@ -78,3 +78,15 @@ def test_rate_by_band_counts_and_expectation():
     assert math.isnan(table.iloc[0]["rate"])
     expected = np.mean(ns.candidate_probability(np.array([0.82, 0.81, 0.83]), 9, 13))
     assert row["expected"] == pytest.approx(expected)
+
+
+def test_rate_by_band_counts_pairs_that_share_nothing():
+    pairs = pd.DataFrame(
+        {"i": [0, 1], "j": [1, 2], "jaccard": [0.9, 0.02], "sampled": [False, False]}
+    )
+    pairs.attrs.update(mode="all", zero_pairs=4)  # (0, 2), (0, 3), (1, 3), (2, 3)
+    cand = np.array([[0, 1], [2, 3]])  # (2, 3) shares nothing but collided on a band
+    table = ns.rate_by_band(pairs, cand)
+    assert table.iloc[0]["pairs"] == 5
+    assert table.iloc[0]["candidates"] == 1
+    assert table.iloc[18]["candidates"] == 1
