@@ -340,16 +340,17 @@ def report(runs: list[dict], load_before: float, load_after: float) -> str:
 {machine()}; load average before/after {load_before:.1f} / {load_after:.1f} (the machine is
 shared: above about 1, times are inflated). `AppTest.from_file("app.py")`, Example of
 {n:,} documents, other settings at their defaults (char 5-grams, k = 128, t = 0.8, tuned
-{b0} bands × {r0} rows). {len(runs)} fresh processes; changes: five per page and process,
+{b0} bands × {r0} rows). Fresh processes: {len(runs)}; changes: five per page and process,
 each to a bands × rows not seen before. {_numba_cache()}.
 
 {table}
 
 Per stage (median, exclusive of the stages each one called; empty: cached, not computed).
 "other" is the rest of the run: the sidebar and tuner, the page's tables and charts,
-Streamlit. The last column is the part of all this spent sleeping in Streamlit's
-`st.status` (0.05 s when a status line opens and 0.05 s when it closes; the app opens one
-around every stage it computes):
+Streamlit; in a fresh process also importing the app's own modules on the first run
+(nearsim with numba, altair, scipy: about 1 s). The last column is the part of all this
+spent sleeping in Streamlit's `st.status` (0.05 s when a status line opens and 0.05 s when
+it closes; the app opens one around every stage it computes):
 
 {stages}
 

@@ -144,8 +144,12 @@ class AppServer:
     def __enter__(self) -> AppServer:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         self.stop()
+        if exc_type is None:
+            self.log_path.unlink(missing_ok=True)
+        else:
+            print(f"streamlit server log kept at {self.log_path}", file=sys.stderr)
 
 
 def launch_chromium(playwright):
