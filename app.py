@@ -15,6 +15,7 @@ from explorer import settings_ui, state, storage
 
 st.set_page_config(
     page_title="nearsim — near-duplicate explorer",
+    page_icon="🔎",  # inlined as a data: URL; a material icon would be fetched from Google
     layout="wide",
     initial_sidebar_state="expanded",
 )
@@ -42,6 +43,14 @@ if stored is not None and not ss.get("_storage_restored"):
 settings = settings_ui.sidebar()
 settings_ui.share_button(settings)
 ss["_settings"] = settings
+
+# -- keep settings and pasted text in this browser (before the page: a page may stop early)
+storage.sync(
+    {
+        storage.SETTINGS_KEY: urlencode(settings.to_query()),
+        storage.PASTE_KEY: (ss.get(state.PASTE_KEY) or None),
+    }
+)
 
 pages = [
     st.Page("pages/documents.py", title="Documents", icon=":material/description:", default=True),
@@ -71,11 +80,3 @@ except Exception as exc:  # never a traceback on the page
         f"Something went wrong ({type(exc).__name__}: {exc}). Your settings and text are "
         "kept; change a setting or reload the page to try again."
     )
-
-# -- keep settings and pasted text in this browser -----------------------------------------
-storage.sync(
-    {
-        storage.SETTINGS_KEY: urlencode(settings.to_query()),
-        storage.PASTE_KEY: (ss.get(state.PASTE_KEY) or None),
-    }
-)

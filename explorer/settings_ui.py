@@ -16,10 +16,6 @@ import streamlit as st
 
 from nearsim.settings import FIELD_SPECS, Settings, tuned_bands_rows
 
-CHOICE_LABELS = {
-    "source": {"example": "Example", "paste": "Paste", "csv": "CSV", "files": "Files"},
-    "shingle_kind": {"char": "Characters", "word": "Words"},
-}
 STEPS = {"threshold": 0.01, "fp_weight": 0.05, "n_docs": 100, "num_perm": 8}
 SECTIONS = {
     "Documents": ("source", "n_docs", "example_seed"),
@@ -104,12 +100,12 @@ def _widget(name: str, container) -> None:
     if spec.kind == "bool":
         container.toggle(spec.label, value=spec.default, **kw)
     elif spec.kind == "choice":
-        labels = CHOICE_LABELS.get(name, {})
+        # no format_func: a bound radio writes the option as displayed into the URL, and the
+        # link must carry the same values as Settings.to_query()
         container.radio(
             spec.label,
             spec.choices,
             index=spec.choices.index(spec.default),
-            format_func=lambda c: labels.get(c, c),
             horizontal=True,
             **kw,
         )

@@ -81,12 +81,18 @@ class StageError(ValueError):
 
 # -- documents ---------------------------------------------------------------------------
 @st.cache_data(max_entries=6, show_spinner="Generating the example…")
-def _example(n: int, seed: int) -> tuple[list[str], np.ndarray]:
+def _example(n: int, seed: int) -> tuple[list[str], np.ndarray, str]:
     df = example_corpus(n, seed)
-    return df["text"].tolist(), df["parent"].to_numpy(np.int64)
+    texts = df["text"].tolist()
+    return texts, df["parent"].to_numpy(np.int64), pipeline.digest(texts)
 
 
-def _make(texts, labels, parent, source, summary) -> Documents:
+@st.cache_data(max_entries=6, show_spinner=False)
+def _example_labels(n: int) -> list[str]:
+    return [f"#{i}" for i in range(n)]
+
+
+def _make(texts, labels, parent, source, summary, digest: str | None = None) -> Documents:
     if len(texts) > MAX_DOCUMENTS:
         raise DocumentsUnavailable(
             f"{len(texts):,} documents is more than the explorer's limit of "
@@ -97,22 +103,22 @@ def _make(texts, labels, parent, source, summary) -> Documents:
             f"Near duplicates need at least two documents; there {'is' if texts else 'are'} "
             f"{len(texts) or 'none'}."
         )
-    return Documents(texts, labels, parent, source, pipeline.digest(texts), summary)
+    return Documents(texts, labels, parent, source, digest or pipeline.digest(texts), summary)
 
 
 def documents(settings: Settings) -> Documents:
     """The current documents, or :class:`DocumentsUnavailable` with what to do."""
     ss = st.session_state
     if settings.source == "example":
-        texts, parent = _example(settings.n_docs, settings.example_seed)
-        labels = [f"#{i}" for i in range(len(texts))]
+        texts, parent, digest = _example(settings.n_docs, settings.example_seed)
         return _make(
             texts,
-            labels,
+            _example_labels(len(texts)),
             parent,
             "example",
             f"Example: {len(texts):,} generated news-like documents (seed "
             f"{settings.example_seed}); a third are edited copies of earlier ones.",
+            digest,
         )
     if settings.source == "paste":
         raw = ss.get(PASTE_KEY) or ""
@@ -185,6 +191,12 @@ def _store() -> _Store:
     return _Store()
 
 
+SLOW_STAGES = {"shingles", "signatures", "exact", "sample", "simhash"}
+"""Stages that can take over a second on 20,000 documents; they show a status line while
+they run. (A status line costs about 0.1 s to open and close, too much for the stages that
+follow a bands or rows change.)"""
+
+
 def _cached(stage: str, key: tuple, label: str, compute: Callable[[], Any]) -> Any:
     store = _store()
     with store.lock:
@@ -192,7 +204,7 @@ def _cached(stage: str, key: tuple, label: str, compute: Callable[[], Any]) -> A
         if key in entries:
             entries.move_to_end(key)
             return entries[key]
-    slot = st.session_state.get("_status_slot")
+    slot = st.session_state.get("_status_slot") if stage in SLOW_STAGES else None
     started = time.perf_counter()
     try:
         if slot is not None:

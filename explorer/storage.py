@@ -47,19 +47,33 @@ def _component():
     return st.components.v2.component("nearsim_storage", js=_JS, html="<span></span>")
 
 
+KEPT = "_storage_kept"
+
+
 def stored() -> dict[str, Any] | None:
-    """What the browser had stored when the page opened (None until it has answered)."""
-    value = st.session_state.get(COMPONENT_KEY)
+    """What the browser had stored when the page opened (None until it has answered).
+
+    The browser answers once per page load; the answer is remembered in the session,
+    because the component's own state does not survive a change of its data.
+    """
+    ss = st.session_state
+    if ss.get(KEPT) is not None:
+        return ss[KEPT]
+    value = ss.get(COMPONENT_KEY)
     got = getattr(value, "stored", None)
     if got is None and isinstance(value, dict):
         got = value.get("stored")
-    return got if isinstance(got, dict) else None
+    if isinstance(got, dict):
+        ss[KEPT] = got
+        return got
+    return None
 
 
 def sync(write: dict[str, str | None] | None = None) -> dict[str, Any] | None:
     """Mount the storage component; write ``write`` (key → value, None deletes).
 
-    Only values that changed since the last call are sent to the browser.
+    The whole current state is sent on every run (writing it again is harmless): a
+    browser that skips an intermediate run's data still ends up with the latest values.
 
     Returns
     -------
@@ -67,13 +81,13 @@ def sync(write: dict[str, str | None] | None = None) -> dict[str, Any] | None:
         ``{"settings": str | None, "paste": str | None}`` as stored when the page
         opened (None until the browser has answered, and in tests without a browser).
     """
+    if stored() is None:
+        # until the browser has said what it kept, write nothing: a new tab would otherwise
+        # replace the kept settings with the defaults before restoring them
+        write = {}
     write = {
         k: (v if v is None or len(v) <= MAX_PASTE_CHARS else None) for k, v in (write or {}).items()
     }
-    sent = st.session_state.setdefault("_storage_sent", {})
-    changes = {k: v for k, v in (write or {}).items() if sent.get(k, ...) != v}
-    sent.update(changes)
-    write = changes
     try:
         result = _component()(
             key=COMPONENT_KEY,
@@ -84,5 +98,5 @@ def sync(write: dict[str, str | None] | None = None) -> dict[str, Any] | None:
         )
     except Exception:  # no browser (AppTest) or components unavailable: work without it
         return None
-    stored = getattr(result, "stored", None)
-    return stored if isinstance(stored, dict) else None
+    kept = getattr(result, "stored", None)
+    return kept if isinstance(kept, dict) else None

@@ -232,15 +232,6 @@ def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
 
 
 # -- the top navigation, and every request the pages make ----------------------------------
-# Streamlit turns a page's ":material/...:" icon into the browser tab's favicon by loading
-# the icon's SVG from fonts.gstatic.com (static/js/index.*.js, SET_PAGE_FAVICON). Known app
-# bug (see test_no_request_at_all_leaves_the_machine); once that passes, drop this exception.
-FAVICON = re.compile(
-    r"^https://fonts\.gstatic\.com/s/i/short-term/release/materialsymbolsrounded/"
-    r"\w+/default/24px\.svg$"
-)
-
-
 def _leaves(url: str, host: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme in ("data", "about"):
@@ -271,15 +262,10 @@ def test_top_navigation_reaches_every_page_and_nothing_leaves(app_server, new_co
 
     assert len(requests) > 20, "too few requests recorded to mean anything"
     host = app_server.host
-    leaving = sorted({(u, t) for u, t in requests if _leaves(u, host) and not FAVICON.match(u)})
+    leaving = sorted({(u, t) for u, t in requests if _leaves(u, host)})
     assert not leaving, f"requests to hosts other than {host}: {leaving}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: st.Page(icon=':material/…:') makes Streamlit load the tab's favicon "
-    "from fonts.gstatic.com on every page (PRODUCT.md: nothing is loaded from other sites)",
-)
 def test_no_request_at_all_leaves_the_machine(app_server, page):
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
@@ -315,19 +301,13 @@ def test_widgets_write_the_url_and_the_url_restores_them(app_server, page, new_c
     assert_no_errors(fresh, "restored from the URL")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: radios bound to the URL with format_func write their labels "
-    "(source=Paste, shingle_kind=Words), which Settings.parse_query rejects on reload, and "
-    "drop the link's own values (shingle_kind=word) from the address bar",
-)
 def test_address_bar_uses_the_links_values_for_choices(app_server, page):
     open_app(page, app_server.base + "/banding?shingle_kind=word")
-    expect(radio(page, "Words")).to_be_checked()
+    expect(radio(page, "word")).to_be_checked()
     assert query(page.url) == {"shingle_kind": "word"}, page.url
 
-    choose(page, "Paste")
-    expect(radio(page, "Paste")).to_be_checked()
+    choose(page, "paste")
+    expect(radio(page, "paste")).to_be_checked()
     wait_idle(page)
     assert query(page.url) == {"shingle_kind": "word", "source": "paste"}, page.url
     page.reload()
@@ -367,7 +347,7 @@ def test_share_link_round_trips_in_a_fresh_browser(app_server, page, new_context
     fresh = new_context().new_page()
     open_app(fresh, link)
     expect(slider(fresh, THRESHOLD)).to_have_value("0.7")
-    expect(radio(fresh, "Words")).to_be_checked()
+    expect(radio(fresh, "word")).to_be_checked()
     expect(number(fresh, "Shingle length (characters or words)")).to_have_value("3")
     expect(number(fresh, NUM_PERM)).to_have_value("64")
     expect(switch(fresh, "Pick bands and rows for me")).not_to_be_checked()
@@ -380,7 +360,7 @@ def test_share_link_round_trips_in_a_fresh_browser(app_server, page, new_context
 
 def test_share_link_and_url_never_carry_documents(app_server, page):
     open_app(page, app_server.base + "/")
-    choose(page, "Paste")
+    choose(page, "paste")
     box = paste_box(page)
     box.wait_for()
     secret = "Zebra quartz moonlit harbour 7731"
@@ -414,7 +394,7 @@ def test_tampered_link_resets_with_one_warning(app_server, page):
     # the reset values are the defaults, and the app works on them
     expect(number(page, NUM_PERM)).to_have_value("128")
     expect(slider(page, THRESHOLD)).to_have_value("0.8")
-    expect(radio(page, "Example")).to_be_checked()
+    expect(radio(page, "example")).to_be_checked()
     expect(title(page)).to_have_text("Documents")
     assert_no_errors(page, "tampered link")
     # the markup arrived as text, not as an element
@@ -484,7 +464,7 @@ PASTED = (
 
 def _paste(page) -> None:
     """Choose Paste in the sidebar, type three documents, wait until the browser kept them."""
-    choose(page, "Paste")
+    choose(page, "paste")
     box = paste_box(page)
     box.fill(PASTED)
     box.press("Control+Enter")
@@ -500,7 +480,7 @@ def test_pasted_text_comes_back_in_a_new_tab(app_server, new_context):
     _paste(first)
     second = ctx.new_page()
     open_app(second, app_server.base + "/")
-    expect(radio(second, "Paste")).to_be_checked()
+    expect(radio(second, "paste")).to_be_checked()
     expect(paste_box(second)).to_have_value(PASTED)
     expect(second.get_by_test_id("stMetricValue").first).to_have_text("3")
     assert "harbour" not in second.url
@@ -508,13 +488,6 @@ def test_pasted_text_comes_back_in_a_new_tab(app_server, new_context):
     assert_no_errors(second, "pasted text restored")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: after choosing Paste the address reads ?source=Paste; on reload "
-    "parse_query rejects it (a false 'reset' warning), and the Documents page's st.stop() "
-    "ends the script before storage.sync mounts the storage component, so the kept text "
-    "is never read back",
-)
 def test_pasted_text_survives_a_reload(app_server, new_context):
     page = new_context().new_page()
     open_app(page, app_server.base + "/")
@@ -522,19 +495,14 @@ def test_pasted_text_survives_a_reload(app_server, new_context):
     page.reload()
     title(page).wait_for()
     wait_idle(page)
-    # wait_idle covered the storage round trip: check at once, do not wait for more
-    assert radio(page, "Paste").is_checked()
-    assert paste_box(page).input_value() == PASTED
+    # the kept text arrives after one storage round trip and a rerun
+    expect(radio(page, "paste")).to_be_checked()
+    expect(paste_box(page)).to_have_value(PASTED, timeout=15_000)
+    wait_idle(page)
     assert warnings(page).count() == 0, warnings(page).all_inner_texts()
     assert_no_errors(page, "after a reload")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: with source=paste in the link and an empty box, the page's st.stop() "
-    "ends the script before storage.sync mounts the storage component, so the text this "
-    "browser kept is never read back",
-)
 def test_pasted_text_comes_back_with_a_paste_link(app_server, new_context):
     ctx = new_context()
     ctx.add_init_script(
@@ -545,5 +513,6 @@ def test_pasted_text_comes_back_with_a_paste_link(app_server, new_context):
     )
     page = ctx.new_page()
     open_app(page, app_server.base + "/?source=paste")
-    assert radio(page, "Paste").is_checked()
-    assert paste_box(page).input_value() == PASTED  # at once: wait_idle covered the restore
+    expect(radio(page, "paste")).to_be_checked()
+    # the kept text arrives after one storage round trip and a rerun
+    expect(paste_box(page)).to_have_value(PASTED, timeout=15_000)
