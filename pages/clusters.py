@@ -68,7 +68,11 @@ st.dataframe(
     width="stretch",
     height=280,
 )
-st.caption(f"The {len(shown):,} largest of {len(table):,} clusters.")
+st.caption(
+    f"All {len(table):,} clusters, largest first."
+    if len(shown) == len(table)
+    else f"The {len(shown):,} largest of {len(table):,} clusters."
+)
 
 
 st.subheader("One cluster, differences highlighted")
