@@ -7,6 +7,50 @@ million values, against milliseconds for a sort), so the hot paths use these ins
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+from numba import types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def popcount64(typingctx, x):
+    """Population count of a uint64 in compiled code (LLVM ctpop)."""
+    if x != types.uint64:
+        return None
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+def as_pairs(pairs, name: str = "pairs") -> np.ndarray:
+    """Pairs of row numbers as an int64 array of shape (m, 2), or ``ValueError``.
+
+    Parameters
+    ----------
+    pairs : array_like of int, shape (m, 2), or pandas.DataFrame with columns i, j
+    name : str
+        What to call the argument in messages.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 2)
+    """
+    if isinstance(pairs, pd.DataFrame):
+        if not {"i", "j"} <= set(pairs.columns):
+            raise ValueError(f"{name} as a DataFrame needs columns i and j")
+        arr = pairs[["i", "j"]].to_numpy()
+    else:
+        arr = np.asarray(pairs)
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (m, 2), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integer row numbers, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
 
 
 def unique_int(values: np.ndarray, *, presorted_runs: bool = False) -> np.ndarray:

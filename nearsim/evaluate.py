@@ -13,21 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._arrays import as_pairs
 from .lsh import _check_threshold, candidate_probability
 
 BAND_WIDTH = 0.05
 N_BANDS = 20
-
-
-def _pairs_array(pairs, name: str) -> np.ndarray:
-    arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (m, 2), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integer row numbers, got dtype {arr.dtype}")
-    return arr.astype(np.int64, copy=False)
 
 
 def _frame_pairs(df: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -39,7 +29,7 @@ def _frame_pairs(df: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def pair_codes(pairs: np.ndarray, n: int) -> np.ndarray:
     """Encode pairs (i, j) as ``i * n + j`` (int64), which sorts like the pairs do."""
-    pairs = _pairs_array(pairs, "pairs")
+    pairs = as_pairs(pairs, "pairs")
     return pairs[:, 0] * np.int64(n) + pairs[:, 1]
 
 
@@ -145,7 +135,7 @@ def evaluate(
     Evaluation
     """
     t = _check_threshold(threshold)
-    cand = _pairs_array(candidates, "candidates")
+    cand = as_pairs(candidates, "candidates")
     est = np.asarray(estimates, dtype=np.float64).reshape(-1)
     if est.shape[0] != cand.shape[0]:
         raise ValueError(
@@ -235,7 +225,7 @@ def rate_by_band(
         ``expected`` and ``expected_se`` (float64).
     """
     pr, jac = _frame_pairs(pairs, "pairs")
-    cand = _pairs_array(candidates, "candidates")
+    cand = as_pairs(candidates, "candidates")
     n = int(max(pr.max(initial=-1), cand.max(initial=-1))) + 1
     is_cand = _member(pair_codes(pr, n), np.sort(pair_codes(cand, n)))
     band = similarity_band(jac)

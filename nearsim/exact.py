@@ -58,9 +58,9 @@ from itertools import chain, compress
 import numba
 import numpy as np
 import pandas as pd
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from ._arrays import popcount64
 from ._hashing import FlatShingles
 
 __all__ = [
@@ -148,19 +148,6 @@ def _check_method(method) -> str:
 
 
 # --------------------------------------------------------------------------- numba helpers
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """Population count of a uint64 (LLVM ctpop)."""
-    if x != types.uint64:
-        return None
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
 
 
 @njit(cache=True, nogil=True)
@@ -406,13 +393,13 @@ def _overlap_marked(mark, stamp, tok, offsets, split, bits, fwords, hwords, dx, 
     """
     c = 0
     for w in range(fwords):
-        c += np.int64(_popcount(bits[dx, w] & bits[dy, w]))
+        c += np.int64(popcount64(bits[dx, w] & bits[dy, w]))
     j = offsets[dy]
     je = split[dy]
     if hwords > 0:
         x = 0
         for w in range(fwords, fwords + hwords):
-            x += np.int64(_popcount(bits[dx, w] ^ bits[dy, w]))
+            x += np.int64(popcount64(bits[dx, w] ^ bits[dy, w]))
         if c + (split[dx] - offsets[dx] + je - j - x) // 2 < need:
             return -2
     while j < je:
@@ -690,7 +677,7 @@ def _brute_probe(lo, hi, lens, offsets, tok, split, bits, fwords, post_start, po
             if ly == 0:
                 continue
             for w in range(fwords):
-                inter += np.int64(_popcount(bits[x, w] & bits[y, w]))
+                inter += np.int64(popcount64(bits[x, w] & bits[y, w]))
             alpha = (p * (lx + ly) + pq - 1) // pq
             if alpha < 1:
                 alpha = 1

@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 import pandas as pd
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 
+from ._arrays import as_pairs, popcount64
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
 from .lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
 from .shingles import as_text_list
@@ -72,22 +72,9 @@ def _chunks(n: int) -> int:
 
 
 # =========================================================================== numba helpers
-@intrinsic
-def _popcount(typingctx, x):
-    """Population count of a uint64 (LLVM ctpop)."""
-    if x != types.uint64:
-        return None
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
 @njit(cache=True, inline="always")
 def _dist(a, b):
-    return np.int64(_popcount(np.uint64(a ^ b)))
+    return np.int64(popcount64(np.uint64(a ^ b)))
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -308,13 +295,13 @@ def _hist_rows(fp, k0, k1):
             x = fp[i]
             j = i + 1
             while j + 4 <= n:
-                sub[0, _popcount(x ^ fp[j])] += 1
-                sub[1, _popcount(x ^ fp[j + 1])] += 1
-                sub[2, _popcount(x ^ fp[j + 2])] += 1
-                sub[3, _popcount(x ^ fp[j + 3])] += 1
+                sub[0, popcount64(x ^ fp[j])] += 1
+                sub[1, popcount64(x ^ fp[j + 1])] += 1
+                sub[2, popcount64(x ^ fp[j + 2])] += 1
+                sub[3, popcount64(x ^ fp[j + 3])] += 1
                 j += 4
             while j < n:
-                sub[0, _popcount(x ^ fp[j])] += 1
+                sub[0, popcount64(x ^ fp[j])] += 1
                 j += 1
     hist = np.zeros(65, dtype=np.int64)
     for b in range(65):
@@ -352,7 +339,7 @@ def _pair_distances(fp, left, right):
 def _popcount_array(x):
     out = np.empty(x.shape[0], dtype=np.int64)
     for t in range(x.shape[0]):
-        out[t] = np.int64(_popcount(x[t]))
+        out[t] = np.int64(popcount64(x[t]))
     return out
 
 
@@ -393,7 +380,7 @@ def _table_pairs(fp, order, keys, d, block_masks, need, table, emit, out_i, out_
             for q in range(p + 1, e):
                 b = order[q]
                 x = np.uint64(xa ^ fp[b])
-                if np.int64(_popcount(x)) <= d and _first_blocks(x, block_masks, need) == table:
+                if np.int64(popcount64(x)) <= d and _first_blocks(x, block_masks, need) == table:
                     if emit:
                         out_i[cnt] = min(a, b)
                         out_j[cnt] = max(a, b)
@@ -642,19 +629,7 @@ def _check_rows(i: np.ndarray, j: np.ndarray, n: int, name: str) -> None:
 
 
 def _pairs_array(pairs, n: int, name: str) -> np.ndarray:
-    if isinstance(pairs, pd.DataFrame):
-        if not {"i", "j"} <= set(pairs.columns):
-            raise ValueError(f"{name} as a DataFrame needs columns i and j")
-        arr = pairs[["i", "j"]].to_numpy()
-    else:
-        arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (m, 2), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integer row numbers, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
+    arr = as_pairs(pairs, name)
     _check_rows(arr[:, 0], arr[:, 1], n, name)
     return arr
 
