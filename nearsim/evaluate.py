@@ -14,10 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ._arrays import as_pairs
+from .exact import BAND_WIDTH, N_BANDS, similarity_band
 from .lsh import _check_threshold, candidate_probability
-
-BAND_WIDTH = 0.05
-N_BANDS = 20
 
 
 def _frame_pairs(df: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -181,16 +179,6 @@ def evaluate(
             {"i": truth[:, 0], "j": truth[:, 1], "jaccard": jac, "found": found}
         ),
     )
-
-
-def similarity_band(jaccard: np.ndarray) -> np.ndarray:
-    """0.05-wide band of each similarity: 0 for [0, 0.05), …, 19 for [0.95, 1].
-
-    A tolerance of 1e-9 puts values such as 0.15 (stored as 0.1499999…) in the band they
-    name.
-    """
-    j = np.asarray(jaccard, dtype=np.float64)
-    return np.clip(np.floor(j / BAND_WIDTH + 1e-9), 0, N_BANDS - 1).astype(np.int64)
 
 
 def rate_by_band(

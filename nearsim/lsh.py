@@ -441,23 +441,16 @@ def candidate_pairs(
         count = int((sizes[keep] * (sizes[keep] - 1) // 2).sum())
         if count == 0:
             continue
-        if found.shape[0] + count > max_pairs:
-            # a band's pairs may repeat earlier ones: count exactly before giving up
-            if count > max_pairs or _merge_size(found, order, bounds, keep, m) > max_pairs:
-                raise _too_many(b, r, band, int(sizes.max()), max_pairs)
+        if count > max_pairs:
+            raise _too_many(b, r, band, int(sizes.max()), max_pairs)
         se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
         codes = np.empty(count, dtype=np.int64)
         _emit_grouped(order, se, m, codes, 0)
+        # a band's pairs may repeat earlier ones: the limit is on distinct pairs
         found = unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True)
+        if found.shape[0] > max_pairs:
+            raise _too_many(b, r, band, int(sizes.max()), max_pairs)
     return np.stack([rows[found // m], rows[found % m]], axis=1)
-
-
-def _merge_size(found, order, bounds, keep, m) -> int:
-    se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
-    sizes = np.diff(bounds)[keep]
-    codes = np.empty(int((sizes * (sizes - 1) // 2).sum()), dtype=np.int64)
-    _emit_grouped(order, se, m, codes, 0)
-    return unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True).shape[0]
 
 
 def _too_many(b: int, r: int, band: int, biggest: int, max_pairs: int) -> TooManyPairsError:

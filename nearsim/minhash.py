@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import mmh3
 import numpy as np
 import pandas as pd
 from numba import njit, prange
@@ -172,22 +171,6 @@ class MinHasher:
         """
         flat = flatten([shingles])
         return flat.hashes(0)
-
-    def permute(self, x: np.ndarray) -> np.ndarray:
-        """All k hash functions applied to base hashes.
-
-        Parameters
-        ----------
-        x : array_like of uint32, shape (m,)
-            Base hashes.
-
-        Returns
-        -------
-        ndarray of uint64, shape (m, num_perm)
-            ``(a[i] * x[j] + b[i]) % p`` at ``[j, i]``.
-        """
-        x = np.asarray(x, dtype=np.uint64).reshape(-1, 1)
-        return (self.a * x + self.b) % np.uint64(MERSENNE_P)
 
     def signature(self, shingles: Sequence[str]) -> np.ndarray:
         """Signature of one document.
@@ -459,8 +442,3 @@ def standard_error(j, num_perm: int, *, one_byte: bool = False):
     else:
         se = np.sqrt(jj * (1 - jj) / num_perm)
     return float(se) if se.ndim == 0 else se
-
-
-def mmh3_reference(shingle: str) -> int:
-    """The reference base hash of one shingle (for tests and documentation)."""
-    return mmh3.hash(shingle.encode("utf-8"), 0, signed=False)

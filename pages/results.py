@@ -57,7 +57,6 @@ st.caption(
     f"{docs.n:,} documents have a signature."
 )
 
-exact = pipe.exact()
 truth = ev.true_table
 if len(truth):
     st.altair_chart(charts.found_by_similarity(truth, truth["found"].to_numpy()), width="stretch")
