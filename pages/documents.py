@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
-from nearsim.documents import DOCUMENT_EXTENSIONS, csv_columns
+from nearsim.documents import DOCUMENT_EXTENSIONS, csv_columns, guess_text_column
 
 st.title("Documents")
 st.markdown(
@@ -56,11 +56,18 @@ elif settings.source == "csv":
             st.error(f"{name}: {exc}")
             columns = []
         if columns:
+            st.caption(
+                f"Using **{name}** ({len(data):,} bytes), kept while this tab is open. "
+                "Upload another file to replace it."
+            )
             st.selectbox(
                 "Text column",
                 columns,
+                index=columns.index(guess_text_column(data)),
                 key="csv_column",
-                help="Each non-empty cell of this column is one document.",
+                help="Each non-empty cell of this column is one document. The column "
+                "that looks most like text is chosen first.",
+                persist_state="session",  # kept on pages that do not draw it
             )
 elif settings.source == "files":
     st.file_uploader(

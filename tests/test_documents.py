@@ -17,6 +17,7 @@ import pytest
 from nearsim.documents import (
     csv_columns,
     example_corpus,
+    guess_text_column,
     html_to_text,
     parse_paste,
     read_csv_column,
@@ -566,3 +567,12 @@ def test_sample_pasted_paragraphs():
     assert jaccard(shingles[1], shingles[8]) == 1.0
     assert jaccard(shingles[0], shingles[3]) > 0.7
     assert 0.3 < jaccard(shingles[2], shingles[6]) < 0.6
+
+
+def test_guess_text_column_picks_the_prose_not_the_id():
+    data = (SAMPLE / "job_posts.csv").read_bytes()
+    assert guess_text_column(data) == "description"
+    short = b"id,name,comment\n1,Ann,the ferry left at dawn with forty people\n2,Bo,ok\n"
+    assert guess_text_column(short) == "comment"
+    with pytest.raises(ValueError, match="empty"):
+        guess_text_column(b"")
