@@ -69,14 +69,14 @@ try:
 except state.StageError as exc:  # the library's message says what was wrong and accepted
     settings_ui.show_stage_error(exc.stage, str(exc))
     st.error(f"These settings cannot be used on these documents: {exc}")
-except ValueError as exc:
-    st.error(f"These settings or documents cannot be used: {exc}")
 except MemoryError:
     st.error(
         "This ran out of memory. Try fewer documents, a higher threshold or more rows per band."
     )
 except Exception as exc:  # never a traceback on the page
+    # not the user's settings or documents (those come back as StageError): a fault here
     st.error(
-        f"Something went wrong ({type(exc).__name__}: {exc}). Your settings and text are "
-        "kept; change a setting or reload the page to try again."
+        f"This view failed because of a fault in nearsim, not in your settings or documents "
+        f"({type(exc).__name__}: {exc}). Your settings and text are kept; change a setting "
+        "or reload the page to try again."
     )

@@ -138,7 +138,7 @@ def estimates() -> None:
     shown = table.sample(2000, random_state=0) if len(table) > 2000 else table.copy()
     known = ev.true_table.set_index(["i", "j"])["jaccard"]
     key = pd.MultiIndex.from_arrays([shown["i"], shown["j"]])
-    jac = known.reindex(key).to_numpy()
+    jac = known.reindex(key).to_numpy(dtype=np.float64, copy=True)  # writable under pandas 3
     for q in np.flatnonzero(np.isnan(jac)):
         jac[q] = exact_jaccard(int(shown["i"].iloc[q]), int(shown["j"].iloc[q]))
     shown["jaccard"] = jac
