@@ -39,8 +39,8 @@ def _query_dict(params: Mapping) -> dict[str, list[str]]:
     return {k: params.get_all(k) if hasattr(params, "get_all") else params[k] for k in params}
 
 
-def seed(params: Mapping | None = None, *, announce: bool = True) -> list[str]:
-    """Put the settings parsed from a query into session state; return the problems.
+def seed(params: Mapping | None = None, *, announce: bool = True) -> tuple[Settings, list[str]]:
+    """Put the settings parsed from a query into session state.
 
     Parameters
     ----------
@@ -55,7 +55,26 @@ def seed(params: Mapping | None = None, *, announce: bool = True) -> list[str]:
         st.session_state[name] = getattr(settings, name)
     if announce:
         st.session_state[PROBLEMS] = problems
-    return problems
+    return settings, problems
+
+
+def seed_from_address() -> None:
+    """Seed the settings from this page's address, once per session.
+
+    The address bar is then rewritten to hold only the settings in force, and the script
+    reruns before any widget is drawn: on a first load a widget bound to the URL takes the
+    link's raw value over the repaired one (``bands × rows`` over ``num_perm``), and junk
+    keys or escaped markup would otherwise stay in the address after the warning.
+    """
+    ss = st.session_state
+    if ss.get(SEEDED):
+        return
+    settings, _ = seed()
+    ss[SEEDED] = True
+    clean = settings.to_query()
+    if _query_dict(st.query_params) != {k: [v] for k, v in clean.items()}:
+        st.query_params.from_dict(clean)
+        st.rerun()
 
 
 def _fix_banding(changed: str) -> None:
@@ -132,9 +151,7 @@ def _widget(name: str, container) -> None:
 def sidebar() -> Settings:
     """Draw every setting in the sidebar and return the validated Settings."""
     ss = st.session_state
-    if not ss.get(SEEDED):
-        seed()
-        ss[SEEDED] = True
+    seed_from_address()
     side = st.sidebar
     slots = {}
     for title, names in SECTIONS.items():
