@@ -351,8 +351,12 @@ def compare_curves(table: pd.DataFrame, lsh: dict | None) -> alt.LayerChart:
     return alt.layer(*layers).properties(height=320)
 
 
-def bit_shares(shares: np.ndarray, title: str) -> alt.LayerChart:
-    """Share of fingerprints with each bit set; a healthy hash sits near 0.5 for every bit."""
+def bit_shares(shares: np.ndarray) -> alt.LayerChart:
+    """Share of fingerprints with each bit set; a healthy hash sits near 0.5 for every bit.
+
+    No chart title (the page labels it) and a short y-axis title: with the chart fitted
+    to its container, an axis title longer than the plot squeezes the plot to a strip.
+    """
     df = pd.DataFrame({"bit": np.arange(len(shares)), "share": shares})
     df["health"] = np.where((df["share"] <= 0.0) | (df["share"] >= 1.0), "never moves", "moves")
     bars = (
@@ -366,19 +370,21 @@ def bit_shares(shares: np.ndarray, title: str) -> alt.LayerChart:
             ),
             y=alt.Y(
                 "share:Q",
-                title="share of documents with the bit set",
+                title="share of documents",
                 scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
             ),
             color=alt.Color(
                 "health:N",
                 title="bit",
                 scale=alt.Scale(domain=["moves", "never moves"], range=[FN_COLOR, FP_COLOR]),
+                legend=alt.Legend(orient="bottom"),
             ),
-            tooltip=["bit:O", alt.Tooltip("share:Q", format=".2f")],
+            tooltip=["bit:O", alt.Tooltip("share:Q", title="share with the bit set", format=".2f")],
         )
     )
     half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 3]).encode(y="y:Q")
-    return alt.layer(bars, half).properties(height=200, title=title)
+    return alt.layer(bars, half).properties(height=320)  # the total: axes and legend included
 
 
 def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000) -> alt.LayerChart:

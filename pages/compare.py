@@ -86,11 +86,13 @@ broken = hash_health(broken_fps[valid])
 left, right = st.columns(2)
 with left:
     st.metric("Ours: mean distance of 100 documents", f"{ours.mean_distance:.1f} of 64")
-    st.altair_chart(charts.bit_shares(ours.bit_share, "our SimHash"), width="stretch")
+    st.markdown("**Our SimHash**: share of documents with each bit set")
+    st.altair_chart(charts.bit_shares(ours.bit_share), width="stretch")
     st.caption(ours.verdict)
 with right:
     st.metric("Seed 000's hash: mean distance", f"{broken.mean_distance:.1f} of 64")
-    st.altair_chart(charts.bit_shares(broken.bit_share, "seed 000's hash"), width="stretch")
+    st.markdown("**Seed 000's hash**: share of documents with each bit set")
+    st.altair_chart(charts.bit_shares(broken.bit_share), width="stretch")
     st.caption(broken.verdict)
 
 st.subheader("One-by-one replay")

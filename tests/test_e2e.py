@@ -231,6 +231,38 @@ def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
     assert_log_clean(app_server)
 
 
+# -- every chart has room to draw its data -------------------------------------------------
+_PLOT_HEIGHTS_JS = """
+() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]')).map((c) => {
+    // the root frame's background is the plot area (axes, titles and legends around it)
+    const bg = c.querySelector('g.role-frame.root > g > path.background');
+    return bg ? bg.getBoundingClientRect().height : -1;
+})
+"""
+
+
+def plot_heights(page) -> list[float]:
+    """Height in pixels of the plot area of every chart on the page."""
+    return page.evaluate(_PLOT_HEIGHTS_JS)
+
+
+CHART_PAGES = [p for p in PAGES if p[0] in ("/", "/banding", "/results", "/compare")]
+
+
+@pytest.mark.parametrize(("path", "heading", "_nav"), CHART_PAGES, ids=[n for *_, n in CHART_PAGES])
+def test_every_chart_plot_is_taller_than_100_px(app_server, page, path, heading, _nav):
+    """Issue 9, defect 4: the bit-share chart on Compare drew as a strip about 10 px high
+    (an axis title longer than the plot squeezes a fitted chart)."""
+    open_app(page, app_server.base + path)
+    page.get_by_test_id("stVegaLiteChart").first.wait_for()
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"] svg').length > 0"
+    )
+    heights = plot_heights(page)
+    assert heights, f"{path}: no chart drawn"
+    assert min(heights) > 100, f"{path}: plot heights {heights}"
+
+
 # -- the top navigation, and every request the pages make ----------------------------------
 def _leaves(url: str, host: str) -> bool:
     parts = urlsplit(url)
