@@ -188,6 +188,27 @@ def test_csv_source_with_column_picker():
     no_errors(at)
 
 
+def test_csv_defaults_to_the_text_column_and_survives_every_page():
+    """Issue 9, defect 1: the column was a widget key, dropped on pages that do not draw
+    it, so every other page asked for a CSV and Documents fell back to "id"."""
+    data = (ROOT / "sample_data" / "job_posts.csv").read_bytes()
+    at = app({"source": "csv"})
+    at.run()
+    at.get("file_uploader")[0].upload("job_posts.csv", data, "text/csv").run()
+    assert at.selectbox(key="csv_column").value == "description"  # the most text-like
+    assert metrics(at)["Documents"] == "27"
+    for path, _ in PAGES[1:]:
+        at.switch_page(path).run()
+        no_errors(at)
+        assert not any("Upload a CSV" in i.value for i in at.info), path
+        assert metrics(at), path
+    at.switch_page("pages/documents.py").run()
+    no_errors(at)
+    assert at.selectbox(key="csv_column").value == "description"
+    assert metrics(at)["Documents"] == "27"
+    assert any("job_posts.csv" in c.value for c in at.caption)  # which file is in use
+
+
 def test_bad_csv_is_a_message():
     at = app({"source": "csv"})
     at.run()
@@ -239,3 +260,47 @@ def test_compare_page_shows_the_seed_000_lesson():
     ours = float(m["Ours: mean distance of 100 documents"].split()[0])
     broken = float(m["Seed 000's hash: mean distance"].split()[0])
     assert ours > broken + 8
+
+
+@pytest.mark.parametrize("n_docs", ["300", "3000"])
+def test_results_estimate_tab_works_on_the_example(n_docs):
+    """Issue 9, defect 2: under pandas 3 ``to_numpy()`` of a reindexed Series is
+    read-only, and the tab wrote into it ("assignment destination is read-only")."""
+    at = app({"n_docs": n_docs})
+    at.run()
+    at.switch_page("pages/results.py").run()
+    at.session_state["results_tab"] = "Estimate against exact"
+    at.run()
+    no_errors(at)
+    assert any("estimate against its exact similarity" in c.value for c in at.caption)
+
+
+def test_link_with_bands_times_rows_over_k_is_repaired_once_and_kept():
+    """Issue 9, defect 3: the warning said 20 × 6, the sidebar showed 20 and 10 with a red
+    "Using the defaults", the page computed 9 × 13, and Share lost the manual choice."""
+    at = app({"n_docs": "300", "auto_tune": "false", "bands": "20", "rows": "10"})
+    at.run()
+    at.switch_page("pages/banding.py").run()
+    assert len(at.warning) == 1 and "bands = 20 and rows = 6" in at.warning[0].value
+    assert not at.sidebar.error
+    no_errors(at)
+    assert (at.number_input(key="bands").value, at.number_input(key="rows").value) == (20, 6)
+    assert metrics(at)["Bands × rows per band"] == "20 × 6"
+    link = at.sidebar.get("code")[0].value
+    assert "auto_tune=false" in link and "bands=20" in link and "rows=6" in link, link
+    # the address bar holds the settings in force, not the link's 10
+    assert dict(at.query_params) == {
+        "n_docs": "300",
+        "auto_tune": "false",
+        "bands": "20",
+        "rows": "6",
+    }
+
+
+def test_tampered_link_leaves_only_the_settings_in_force_in_the_address():
+    """Issue 9, defect 8: junk keys and values stayed in the address bar after the warning."""
+    at = app({"n_docs": "300", "bands": "abc", "foo": "bar", "rows": "1e9", "hash_seed": "<x>"})
+    at.run()
+    assert len(at.warning) == 1
+    assert dict(at.query_params) == {"n_docs": "300"}
+    no_errors(at)
