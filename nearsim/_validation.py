@@ -1,0 +1,362 @@
+"""One validation layer for every public edge, in the manner of scikit-learn's ``check_scalar``.
+
+Each check takes the value and the argument's name, and returns the value normalised
+(a Python ``int``, ``float``, ``bool`` or ``str``; an array of a known dtype and shape), or
+raises with a message that names the argument, shows the bad value and says what is
+accepted::
+
+    num_perm=0 is not accepted; accepted: an integer from 1 to 4096
+
+A value of the wrong type raises :class:`ArgumentTypeError`, which is both a ``TypeError``
+and a ``ValueError`` (so callers that catch either see it); a value of the right type
+outside its range raises ``ValueError``. Flags are real booleans (the string ``"false"``
+is not true; NaN is not a flag); numbers are never bools; floats are finite.
+
+The ranges the library accepts are stated once, here, as constants.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+MAX_PERM = 4096
+"""Largest signature length (hash functions) anything accepts: 16 KB per document, and the
+tuner's exhaustive search over every b·r ≤ k stays well under a second."""
+MAX_DOCS = (1 << 31) - 1
+"""Largest number of documents: a pair (i, j) is coded as i·n + j in 64 bits, and scipy's
+sparse graphs index with 32-bit integers."""
+MAX_PAIRS = 1 << 40
+"""Largest pair-count limit a caller may ask for."""
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type: a ``TypeError`` that is also a ``ValueError``."""
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value, cut for a message; never raises."""
+    if isinstance(value, np.ndarray):
+        text = f"array(shape={value.shape}, dtype={value.dtype})"
+    elif isinstance(value, pd.DataFrame):
+        text = f"DataFrame(columns={list(map(str, value.columns))[:8]}, rows={len(value)})"
+    else:
+        try:
+            text = repr(value)
+        except Exception:  # a broken __repr__ must not hide the real problem
+            text = f"<{type(value).__name__}>"
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _fail(name: str, value: Any, accepted: str, *, wrong_type: bool = False) -> Exception:
+    cls = ArgumentTypeError if wrong_type else ValueError
+    return cls(f"{name}={_shown(value)} is not accepted; accepted: {accepted}")
+
+
+def _range_text(kind: str, low, high, low_open: bool = False, high_open: bool = False) -> str:
+    fmt = "{:,}".format if kind == "an integer" else "{:g}".format
+    if low is not None and high is not None:
+        if not low_open and not high_open:
+            return f"{kind} from {fmt(low)} to {fmt(high)}"
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        return f"{kind} in {lo}{fmt(low)}, {fmt(high)}{hi}"
+    if low is not None:
+        return f"{kind} {'>' if low_open else '≥'} {fmt(low)}"
+    if high is not None:
+        return f"{kind} {'<' if high_open else '≤'} {fmt(high)}"
+    return kind
+
+
+def is_int(value: Any) -> bool:
+    """An integer that is not a bool (Python or NumPy)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """An integer (not a bool, not a float) in ``[low, high]``, as a Python ``int``.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    low, high : int, optional
+        Inclusive bounds.
+
+    Returns
+    -------
+    int
+    """
+    accepted = _range_text("an integer", low, high)
+    if not is_int(value):
+        raise _fail(name, value, accepted, wrong_type=True)
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise _fail(name, value, accepted)
+    return number
+
+
+def check_float(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """A finite real number (int or float, not a bool or a str) in the given range.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+    low, high : float, optional
+        Bounds, inclusive unless ``low_open`` / ``high_open``.
+
+    Returns
+    -------
+    float
+    """
+    accepted = _range_text("a number", low, high, low_open, high_open)
+    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
+        raise _fail(name, value, accepted, wrong_type=True)
+    try:
+        number = float(value)
+    except (OverflowError, ValueError):  # an int too large for a float
+        raise _fail(name, value, accepted) from None
+    if not math.isfinite(number):
+        raise _fail(name, value, accepted)
+    if low is not None and (number < low or (low_open and number == low)):
+        raise _fail(name, value, accepted)
+    if high is not None and (number > high or (high_open and number == high)):
+        raise _fail(name, value, accepted)
+    return number + 0.0  # -0.0 becomes 0.0
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """A real boolean (``True``/``False`` or NumPy's); ``"false"``, 0 and NaN are not flags."""
+    if not isinstance(value, bool | np.bool_):
+        raise _fail(name, value, "True or False", wrong_type=True)
+    return bool(value)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """One of the given strings."""
+    accepted = "one of " + ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise _fail(name, value, accepted, wrong_type=True)
+    if value not in choices:
+        raise _fail(name, value, accepted)
+    return str(value)
+
+
+def check_threshold(value: Any, name: str = "threshold") -> float:
+    """A similarity threshold: a number in (0, 1] (0 excluded, 1 included)."""
+    return check_float(value, name, low=0.0, high=1.0, low_open=True)
+
+
+def check_weight(value: Any, name: str) -> float:
+    """A weight: a number from 0 to 1."""
+    return check_float(value, name, low=0.0, high=1.0)
+
+
+def check_num_perm(value: Any, name: str = "num_perm") -> int:
+    """A signature length: an integer from 1 to :data:`MAX_PERM`."""
+    return check_int(value, name, low=1, high=MAX_PERM)
+
+
+def check_banding(b: Any, r: Any, num_perm: int | None = None) -> tuple[int, int]:
+    """Bands ``b`` and rows per band ``r``: integers ≥ 1 with ``b·r ≤ num_perm``.
+
+    Without ``num_perm`` the product may be at most :data:`MAX_PERM`.
+
+    Returns
+    -------
+    (int, int)
+    """
+    limit = MAX_PERM if num_perm is None else num_perm
+    b = check_int(b, "b", low=1, high=limit)
+    r = check_int(r, "r", low=1, high=limit)
+    if b * r > limit:
+        what = f"num_perm={num_perm}" if num_perm is not None else f"{MAX_PERM:,}"
+        raise ValueError(
+            f"b × r = {b} × {r} = {b * r} is not accepted; accepted: b and r with "
+            f"b·r ≤ {what} (the signature length)"
+        )
+    return b, r
+
+
+def check_n(value: Any, name: str = "n") -> int:
+    """A number of documents: an integer from 0 to :data:`MAX_DOCS`."""
+    return check_int(value, name, low=0, high=MAX_DOCS)
+
+
+def check_similarity(value: Any, name: str = "s") -> np.ndarray:
+    """Similarities: a real number or an array of real numbers, each from 0 to 1.
+
+    Returns
+    -------
+    ndarray of float64
+        Same shape as ``value`` (0-d for a scalar).
+    """
+    accepted = "a number or an array of numbers, each from 0 to 1"
+    if isinstance(value, bool | np.bool_ | str | bytes) or value is None:
+        raise _fail(name, value, accepted, wrong_type=True)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise _fail(name, value, accepted, wrong_type=True) from None
+    if arr.dtype.kind not in "iuf":
+        raise _fail(name, value, accepted, wrong_type=True)
+    arr = arr.astype(np.float64, copy=False)
+    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0.0 or arr.max() > 1.0):
+        raise _fail(name, value, accepted)
+    return arr
+
+
+def check_mask(value: Any, n: int, name: str = "valid") -> np.ndarray:
+    """A boolean array of shape ``(n,)`` (one flag per document).
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
+    accepted = f"a boolean array of shape ({n},), one flag per document"
+    arr = np.asarray(value) if isinstance(value, np.ndarray | pd.Series | list | tuple) else None
+    if arr is None or arr.dtype != np.bool_:
+        raise _fail(name, value, accepted, wrong_type=True)
+    if arr.shape != (n,):
+        raise _fail(name, value, accepted)
+    return arr
+
+
+def check_signatures(value: Any, name: str = "signatures") -> np.ndarray:
+    """A signature matrix: a 2-D array of unsigned integers (uint32, or uint8), k ≥ 1.
+
+    Returns
+    -------
+    ndarray, shape (n, k)
+        The array itself (no copy).
+    """
+    accepted = "a 2-D array of unsigned integers (n documents × num_perm values)"
+    if not isinstance(value, np.ndarray):
+        raise _fail(name, value, accepted, wrong_type=True)
+    if value.dtype.kind != "u":
+        raise _fail(name, value, accepted, wrong_type=True)
+    if value.ndim != 2 or value.shape[1] == 0:
+        raise _fail(name, value, accepted)
+    return value
+
+
+def check_pairs(
+    value: Any,
+    name: str = "pairs",
+    *,
+    n: int | None = None,
+    ordered: bool = True,
+    unique: bool = True,
+) -> np.ndarray:
+    """Pairs of document rows: integers, shape ``(m, 2)``, ``0 ≤ i < j < n``, no repeats.
+
+    Parameters
+    ----------
+    value : array_like of int, shape (m, 2), or pandas.DataFrame with columns i, j
+    name : str
+    n : int, optional
+        Number of documents; rows must be below it.
+    ordered : bool
+        Require ``i < j`` in every row (else only ``i != j``).
+    unique : bool
+        Require no pair to appear twice.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 2)
+    """
+    bound = f"0 ≤ i < j < {n}" if n is not None else "0 ≤ i < j"
+    if not ordered:
+        bound = bound.replace("i < j", "i ≠ j")
+    accepted = f"an integer array of shape (m, 2) with {bound}" + (", no repeats" if unique else "")
+    if isinstance(value, pd.DataFrame):
+        if not {"i", "j"} <= set(value.columns):
+            raise _fail(name, value, "a DataFrame with integer columns i and j", wrong_type=True)
+        arr = value[["i", "j"]].to_numpy()
+    elif isinstance(value, np.ndarray | list | tuple):
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError):  # ragged lists
+            raise _fail(name, value, accepted, wrong_type=True) from None
+    else:
+        raise _fail(name, value, accepted, wrong_type=True)
+    if arr.size == 0 and (arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] in (0, 2))):
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.dtype.kind not in "iu":
+        raise _fail(name, value, accepted, wrong_type=True)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise _fail(name, value, accepted)
+    if arr.dtype.kind == "u" and int(arr.max()) > MAX_DOCS:
+        raise _fail(name, value, accepted)
+    arr = arr.astype(np.int64, copy=False)
+    i, j = arr[:, 0], arr[:, 1]
+    high = MAX_DOCS if n is None else n - 1
+    if int(arr.min()) < 0 or int(arr.max()) > high:
+        raise _fail(name, value, accepted)
+    bad = (i >= j) if ordered else (i == j)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} row {row} is ({int(i[row])}, {int(j[row])}), which is not accepted; "
+            f"accepted: {accepted}"
+        )
+    if unique and arr.shape[0] > 1:
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        codes = np.sort(lo * np.int64(max(int(hi.max()) + 1, 1)) + hi)
+        if np.any(codes[1:] == codes[:-1]):
+            raise ValueError(
+                f"{name} holds a pair twice, which is not accepted; accepted: {accepted}"
+            )
+    return arr
+
+
+def check_pair_frame(
+    value: Any, name: str, *, columns: Sequence[str] = ("i", "j"), n: int | None = None
+) -> pd.DataFrame:
+    """A DataFrame of pairs with (at least) the given columns; i, j as :func:`check_pairs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The frame itself.
+    """
+    wanted = ", ".join(columns)
+    if not isinstance(value, pd.DataFrame) or not set(columns) <= set(value.columns):
+        raise _fail(name, value, f"a pandas DataFrame with columns {wanted}", wrong_type=True)
+    check_pairs(value, name, n=n, unique=False)
+    for c in columns:
+        if c in ("i", "j"):
+            continue
+        if value[c].dtype.kind not in "iuf":
+            raise _fail(name, value, f"numeric column {c!r}", wrong_type=True)
+    return value
+
+
+def check_texts(value: Any, name: str = "texts") -> list[str]:
+    """Documents: an iterable of ``str`` (a list, a Series, a generator), as a list."""
+    accepted = "a list of str, one per document"
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise _fail(name, value, accepted, wrong_type=True)
+    out = list(value)
+    for i, t in enumerate(out):
+        if not isinstance(t, str):
+            raise ArgumentTypeError(
+                f"{name}[{i}] is a {type(t).__name__}, which is not accepted; accepted: {accepted}"
+            )
+    return out
