@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from nearsim.settings import FIELD_SPECS, Settings, tuned_bands_rows
+from nearsim.settings import FIELD_SPECS, Settings, fit_banding, tuned_bands_rows
 
 STEPS = {"threshold": 0.01, "fp_weight": 0.05, "n_docs": 100, "num_perm": 8}
 SECTIONS = {
@@ -82,19 +82,15 @@ def _fix_banding(changed: str) -> None:
     ss = st.session_state
     if ss.get("auto_tune", True):
         return
-    k = ss["num_perm"]
-    b, r = min(ss["bands"], k), min(ss["rows"], k)
-    note = None
-    if b * r > k:
-        if changed == "rows":
-            b = max(1, k // r)
-            note = f"Bands lowered to {b} so that bands × rows ≤ {k}."
-        else:
-            r = max(1, k // b)
-            note = f"Rows per band lowered to {r} so that bands × rows ≤ {k}."
+    keep = "rows" if changed == "rows" else "bands"
+    b, r = fit_banding(ss["bands"], ss["rows"], ss["num_perm"], keep=keep)
+    if b != ss["bands"] and changed != "bands":
+        ss["_banding_note"] = f"Bands lowered to {b} so that bands × rows ≤ {ss['num_perm']}."
+    elif r != ss["rows"] and changed != "rows":
+        ss["_banding_note"] = (
+            f"Rows per band lowered to {r} so that bands × rows ≤ {ss['num_perm']}."
+        )
     ss["bands"], ss["rows"] = b, r
-    if note:
-        ss["_banding_note"] = note
 
 
 def _on_change(name: str) -> None:
