@@ -76,6 +76,8 @@ class FieldSpec:
         Inclusive bounds for numbers (None: unbounded).
     choices : tuple of str
         Accepted values of a ``"choice"`` field.
+    choice_labels : tuple of str
+        What to show for each choice (same order); the values themselves by default.
     note : str
         A constraint not captured by the bounds (e.g. bands × rows ≤ num_perm).
     """
@@ -88,7 +90,13 @@ class FieldSpec:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    choice_labels: tuple[str, ...] = ()
     note: str = ""
+
+    def label_of(self, choice: str) -> str:
+        """The label shown for one of the choices."""
+        labels = self.choice_labels or self.choices
+        return labels[self.choices.index(choice)]
 
     @property
     def option(self) -> str:
@@ -179,6 +187,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             "Where the documents come from: a generated example, pasted text, a column "
             "of a CSV file, or text/Markdown/HTML files.",
             choices=("example", "paste", "csv", "files"),
+            choice_labels=("Example", "Paste", "CSV", "Files"),
         ),
         FieldSpec(
             "n_docs", "int", 2000, "Example size",
@@ -195,6 +204,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             "shingle_kind", "choice", "char", "Shingles",
             "Character k-grams (robust to typos; good for short text) or word k-grams.",
             choices=("char", "word"),
+            choice_labels=("characters", "words"),
         ),
         FieldSpec(
             "shingle_k", "int", 5, "Shingle length (characters or words)",
