@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._validation import check_choice
+from ._validation import check_choice, check_instance
 from .settings import FIELD_SPECS, Settings
 
 __all__ = ["PRESETS", "Preset", "Source", "banding_words", "preset"]
@@ -115,10 +115,7 @@ class Preset:
         -------
         Settings
         """
-        if not isinstance(settings, Settings):
-            raise ValueError(
-                f"settings={settings!r:.60} is not accepted; accepted: a nearsim Settings"
-            )
+        check_instance(settings, "settings", Settings, "a nearsim Settings")
         return settings.replace(**{name: getattr(self.settings, name) for name in PRESET_FIELDS})
 
 
@@ -222,7 +219,7 @@ _ALL = (
         "punctuation (a fixed character list) → space, white space collapsed, diacritics "
         "removed (NFD, marks dropped)",
         hash_family="xxhash64 of each n-gram, then " + _MERSENNE61 + ", 64-bit values; "
-        "a, b from numpy RandomState(seed=1)",
+        "a, b from numpy RandomState(seed)",
         verify="none",
         differences=(
             "Tokeniser: datatrove splits words with spaCy's English tokenizer (punctuation "
@@ -285,7 +282,7 @@ _ALL = (
         normalisation="none by default (normalize_text=False; when on: lower-case and "
         "white space collapsed and trimmed)",
         hash_family="MurmurHash3_x86_32 of each substring (hash seed = the first a), then "
-        "((h·a + b) mod (2⁶¹ − 1)) & 0xFFFFFFFF; a, b from numpy RandomState(42) below "
+        "((h·a + b) mod (2⁶¹ − 1)) & 0xFFFFFFFF; a, b from numpy RandomState(seed) below "
         "2³¹ − 1 (libcudf nvtext minhash, on a GPU)",
         verify="none",
         differences=(
@@ -337,7 +334,7 @@ _ALL = (
         shingling="word 5-grams: the lower-cased text split at every non-word character "
         "(regex \\W), 5 consecutive tokens joined by a space",
         normalisation="lower-case; punctuation and white space act as separators",
-        hash_family=_SHA1_FAMILY + "; a, b from numpy RandomState(seed=42)",
+        hash_family=_SHA1_FAMILY + "; a, b from numpy RandomState(seed)",
         verify="exact",
         differences=(
             "Tokeniser: text-dedup splits at every single non-word character, so two "
@@ -392,7 +389,7 @@ _ALL = (
         shingling="word 5-grams: the text split on the space character only (empty pieces "
         "dropped), 5 consecutive words joined by a space",
         normalisation="lower-case; nothing else by default (ignore_pattern=None)",
-        hash_family=_SHA1_FAMILY + "; a, b from numpy RandomState(seed=42), fixed",
+        hash_family=_SHA1_FAMILY + "; a, b from numpy RandomState(42) (fixed)",
         verify="none",
         differences=(
             "Tokeniser: data-juicer's 'space' tokenization splits on the space character "
@@ -444,7 +441,7 @@ _ALL = (
         "5 consecutive tokens joined by a space",
         normalisation="none (no lower-casing); every non-ASCII-alphanumeric character is a "
         "separator",
-        hash_family=_SHA1_FAMILY + "; a, b from numpy RandomState(42)",
+        hash_family=_SHA1_FAMILY + "; a, b from numpy RandomState(SEED = 42) (fixed)",
         verify="none",
         differences=(
             "Tokeniser: BigCode splits at every single character outside [A-Za-z_0-9] (so "
