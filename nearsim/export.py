@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ._validation import ArgumentTypeError, check_bool, check_choice, check_instance, check_str
-from .presets import PRESETS, banding_words
+from .presets import _NEARSIM_HASH, PRESETS, banding_words
 from .settings import FIELD_SPECS, Settings
 
 __all__ = [
@@ -48,8 +48,6 @@ INPUT instead, so the command leaves them out."""
 VERIFY_MODES = ("estimate", "exact", "none")
 """``nearsim dedup --verify``: keep a candidate when its estimate ≥ t, its exact Jaccard ≥ t,
 or always."""
-
-_NEARSIM_HASH = "MurmurHash3 (32-bit, seed 0) of each shingle, then (a·x + b) mod (2³¹ − 1)"
 
 
 @dataclass(frozen=True)
@@ -170,19 +168,18 @@ def dedup_argv(
     return argv
 
 
-def dedup_command(
-    settings: Settings,
-    inputs: str | Sequence[str] = "INPUT",
-    out: str = "DIR",
-    *,
-    text_field: str | None = None,
-    verify: str | None = None,
-    use_settings: bool = False,
-) -> str:
+def dedup_command(settings: Settings, *args: Any, **kwargs: Any) -> str:
     """The ``nearsim dedup`` command for ``settings``, quoted for a POSIX shell.
 
-    ``shlex.join(dedup_argv(...))``: every argument through :func:`shlex.quote`, so
-    ``shlex.split`` gives the argument list back. Parameters as :func:`dedup_argv`.
+    ``shlex.join(dedup_argv(settings, ...))``: every argument through :func:`shlex.quote`,
+    so ``shlex.split`` gives the argument list back.
+
+    Parameters
+    ----------
+    settings : Settings
+    *args, **kwargs
+        ``inputs``, ``out``, ``text_field``, ``verify``, ``use_settings``, as
+        :func:`dedup_argv`.
 
     Returns
     -------
@@ -193,11 +190,7 @@ def dedup_command(
     >>> dedup_command(s, "my corpus/", "out", text_field="body", use_settings=True)
     "nearsim dedup 'my corpus/' --out out --settings 'shingle_kind=word&auto_tune=false&bands=16&rows=8' --text-field body"
     """  # noqa: E501
-    return shlex.join(
-        dedup_argv(
-            settings, inputs, out, text_field=text_field, verify=verify, use_settings=use_settings
-        )
-    )
+    return shlex.join(dedup_argv(settings, *args, **kwargs))
 
 
 # -- the peers ---------------------------------------------------------------------------
@@ -206,14 +199,28 @@ def dedup_command(
 class _Export:
     """Collects what carries over and what differs, value by value."""
 
-    def __init__(self, settings: Settings, tool: str) -> None:
-        self.s = settings
+    def __init__(self, settings: Any, tool: str, verify: Any) -> None:
+        self.s = _check_settings(settings)
         self.tool = tool
+        self.verify = check_choice(verify, "verify", VERIFY_MODES)
         self.exact: list[Carry] = []
         self.differs: list[Carry] = []
 
     def carry(self, same: bool, setting: str, peer: str, value: Any, note: str = "") -> None:
         (self.exact if same else self.differs).append(Carry(setting, peer, str(value), note))
+
+    def shingle_length(self, kind: str, param: str, note: str) -> None:
+        """k carries over only when nearsim cuts the kind of shingle the peer cuts."""
+        s = self.s
+        unit = {"word": "words", "char": "characters"}
+        if s.shingle_kind == kind:
+            self.carry(True, "shingle_k", param, s.shingle_k, note)
+        else:
+            self.carry(
+                False, "shingle_k", param, s.shingle_k,
+                f"the peer has {unit[kind][:-1]} n-grams only: {param}={s.shingle_k} counts "
+                f"{unit[kind]} there, nearsim's {s.shingle_k} counts {unit[s.shingle_kind]}",
+            )  # fmt: skip
 
     def banding(self, bands: str, rows: str, total: str | None) -> None:
         """b and r carry over; num_perm only when the peer has its own or b·r fills it."""
@@ -234,7 +241,7 @@ class _Export:
 
     def hash_family(self, seed_param: str | None) -> None:
         family = PRESETS[self.tool].hash_family
-        note = f"different hash family: {family}; nearsim: {_NEARSIM_HASH}"
+        note = f"different hash family: {family}; {_NEARSIM_HASH}"
         if seed_param is None:
             self.carry(False, "hash_seed", "(fixed seed)", "", note)
         else:
@@ -247,8 +254,9 @@ class _Export:
             f"t = {self.s.threshold:g} is not exported",
         )  # fmt: skip
 
-    def no_filter(self, verify: str) -> None:
+    def no_filter(self) -> None:
         """For a peer that keeps every pair sharing a band."""
+        verify = self.verify
         if verify == "none":
             self.carry(True, "", "(keeps every candidate)", "", "as nearsim dedup --verify none")
         else:
@@ -267,16 +275,15 @@ class _Export:
                 f"{self.s.min_shingles} shingles no signature",
             )  # fmt: skip
 
+    def band_match_only(self, seed_param: str) -> None:
+        """For a peer with no threshold, no minimum and no filter: a shared band decides."""
+        self.no_minimum()
+        self.hash_family(seed_param)
+        self.no_threshold()
+        self.no_filter()
+
     def build(self, language: str, text: str) -> PeerConfig:
         return PeerConfig(self.tool, language, text, tuple(self.exact), tuple(self.differs))
-
-
-def _check_verify(verify: Any) -> str:
-    return check_choice(verify, "verify", VERIFY_MODES)
-
-
-def _py(value: Any) -> str:
-    return repr(value)
 
 
 def _plain(value: Any) -> str:
@@ -310,15 +317,9 @@ def datatrove_config(settings: Settings, *, verify: str = "estimate") -> PeerCon
         ``language="python"``; the snippet imports ``MinhashConfig`` and
         ``TextNormConfig`` and assigns ``minhash_config``.
     """
-    s = _check_settings(settings)
-    verify = _check_verify(verify)
-    e = _Export(s, "datatrove")
-    word = s.shingle_kind == "word"
-    e.carry(
-        word, "shingle_k", "n_grams", s.shingle_k,
-        "word n-grams in both" if word else "datatrove has word n-grams only: n_grams="
-        f"{s.shingle_k} counts words there, nearsim's {s.shingle_k} counts characters",
-    )  # fmt: skip
+    e = _Export(settings, "datatrove", verify)
+    s = e.s
+    e.shingle_length("word", "n_grams", "word n-grams in both")
     e.carry(
         False, "shingle_kind", "(word tokeniser)", "",
         "datatrove splits words with spaCy's English tokenizer; nearsim splits on white space",
@@ -348,15 +349,12 @@ def datatrove_config(settings: Settings, *, verify: str = "estimate") -> PeerCon
         f"a document with fewer than {s.shingle_k} words gets no signature in datatrove; "
         "nearsim gives a text shorter than k one shingle",
     )  # fmt: skip
-    e.no_minimum()
-    e.hash_family("seed")
-    e.no_threshold()
-    e.no_filter(verify)
+    e.band_match_only("seed")
     args = [
-        ("n_grams", _py(s.shingle_k)),
-        ("num_buckets", _py(s.bands)),
-        ("hashes_per_bucket", _py(s.rows)),
-        ("seed", _py(s.hash_seed)),
+        ("n_grams", repr(s.shingle_k)),
+        ("num_buckets", repr(s.bands)),
+        ("hashes_per_bucket", repr(s.rows)),
+        ("seed", repr(s.hash_seed)),
     ]
     text = (
         "from datatrove.pipeline.dedup.minhash import MinhashConfig\n"
@@ -366,7 +364,7 @@ def datatrove_config(settings: Settings, *, verify: str = "estimate") -> PeerCon
         "minhash_config = MinhashConfig(\n"
         + _kwargs(args, "    ")
         + "    norm_config=TextNormConfig(\n"
-        + _kwargs([(k, _py(v)) for k, v in norm.items()], "        ")
+        + _kwargs([(k, repr(v)) for k, v in norm.items()], "        ")
         + "    ),\n)\n"
     )
     return e.build("python", text)
@@ -394,17 +392,12 @@ def nemo_curator_config(
     PeerConfig
         ``language="python"``; paths are the placeholders ``INPUT``, ``CACHE_DIR``, ``DIR``.
     """
-    s = _check_settings(settings)
+    e = _Export(settings, "nemo_curator", verify)
+    s = e.s
     text_field = check_str(text_field, "text_field")
-    verify = _check_verify(verify)
-    e = _Export(s, "nemo_curator")
-    char = s.shingle_kind == "char"
-    e.carry(
-        char, "shingle_k", "char_ngrams", s.shingle_k,
-        ("character n-grams in both; a text shorter than k is one shingle in both"
-         + ("; NeMo Curator warns below 20" if s.shingle_k < 20 else ""))
-        if char else f"NeMo Curator has character n-grams only: char_ngrams={s.shingle_k} "
-        f"counts characters there, nearsim's {s.shingle_k} counts words",
+    e.shingle_length(
+        "char", "char_ngrams", "character n-grams in both; a text shorter than k is one "
+        "shingle in both" + ("; NeMo Curator warns below 20" if s.shingle_k < 20 else ""),
     )  # fmt: skip
     e.banding("num_bands", "minhashes_per_band", None)
     both = s.lowercase == s.collapse_whitespace
@@ -422,21 +415,18 @@ def nemo_curator_config(
         "an empty text gets a signature of zeros in NeMo Curator, so empty documents match "
         "one another; nearsim gives it no signature",
     )  # fmt: skip
-    e.no_minimum()
-    e.hash_family("seed")
-    e.no_threshold()
-    e.no_filter(verify)
+    e.band_match_only("seed")
     args = [
-        ("input_path", _py("INPUT")),
-        ("cache_path", _py("CACHE_DIR")),
-        ("output_path", _py("DIR")),
-        ("text_field", _py(text_field)),
-        ("char_ngrams", _py(s.shingle_k)),
-        ("num_bands", _py(s.bands)),
-        ("minhashes_per_band", _py(s.rows)),
-        ("seed", _py(s.hash_seed)),
+        ("input_path", repr("INPUT")),
+        ("cache_path", repr("CACHE_DIR")),
+        ("output_path", repr("DIR")),
+        ("text_field", repr(text_field)),
+        ("char_ngrams", repr(s.shingle_k)),
+        ("num_bands", repr(s.bands)),
+        ("minhashes_per_band", repr(s.rows)),
+        ("seed", repr(s.hash_seed)),
         ("use_64_bit_hash", "False"),
-        ("normalize_text", _py(s.lowercase)),
+        ("normalize_text", repr(s.lowercase)),
     ]
     text = (
         "from nemo_curator.stages.deduplication.fuzzy.workflow import "
@@ -468,16 +458,10 @@ def text_dedup_config(
     PeerConfig
         ``language="toml"``.
     """
-    s = _check_settings(settings)
+    e = _Export(settings, "text_dedup", verify)
+    s, verify = e.s, e.verify
     text_field = check_str(text_field, "text_field")
-    verify = _check_verify(verify)
-    e = _Export(s, "text_dedup")
-    word = s.shingle_kind == "word"
-    e.carry(
-        word, "shingle_k", "ngram_size", s.shingle_k,
-        "word n-grams in both" if word else "text-dedup's minhash has word n-grams only: "
-        f"ngram_size={s.shingle_k} counts words there, nearsim's {s.shingle_k} counts characters",
-    )  # fmt: skip
+    e.shingle_length("word", "ngram_size", "word n-grams in both")
     e.carry(
         False, "remove_punctuation, collapse_whitespace", "(tokeniser)", "",
         "text-dedup splits the text at every single non-word character (regex \\W), so "
@@ -550,10 +534,9 @@ def data_juicer_config(
     PeerConfig
         ``language="yaml"``: a ``process:`` list with the one op.
     """
-    s = _check_settings(settings)
+    e = _Export(settings, "data_juicer", verify)
+    s = e.s
     text_field = check_str(text_field, "text_field")
-    verify = _check_verify(verify)
-    e = _Export(s, "data_juicer")
     char = s.shingle_kind == "char"
     tokenization = "character" if char else "space"
     e.carry(True, "shingle_k", "window_size", s.shingle_k, "shingle length in both")
@@ -582,7 +565,7 @@ def data_juicer_config(
     )  # fmt: skip
     e.no_minimum()
     e.hash_family(None)
-    e.no_filter(verify)
+    e.no_filter()
     rows = [
         ("text_key", text_field),
         ("tokenization", tokenization),

@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import datatrove_values, nearsim_values
 
 import nearsim as ns
 from nearsim.export import EXPLORER_FIELDS, VERIFY_MODES
@@ -332,13 +333,8 @@ def test_datatrove_builds_the_exported_config():
         exec(ns.datatrove_config(settings).text, namespace)
         config = namespace["minhash_config"]
         assert isinstance(config, minhash.MinhashConfig)
-        assert (config.n_grams, config.num_buckets, config.hashes_per_bucket, config.seed) == (
-            settings.shingle_k, settings.bands, settings.rows, settings.hash_seed,
-        )  # fmt: skip
+        assert datatrove_values(config) == nearsim_values(settings)
         norm = config.norm_config
-        assert (norm.lowercase, norm.norm_whitespace, norm.remove_punctuation) == (
-            settings.lowercase, settings.collapse_whitespace, settings.remove_punctuation,
-        )  # fmt: skip
         assert not (norm.norm_numbers or norm.norm_unicode_diacritics or norm.norm_weekdays)
         # datatrove computes num_buckets × hashes_per_bucket hash functions
         assert config.num_buckets * config.hashes_per_bucket == settings.bands * settings.rows

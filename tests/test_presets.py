@@ -11,6 +11,7 @@ import re
 
 import pytest
 from datasketch.lsh import _optimal_param
+from support import datatrove_values, nearsim_values
 
 import nearsim as ns
 from nearsim.lsh import tune
@@ -158,14 +159,8 @@ def test_datatrove_preset_matches_datatrove_itself():
         reason="datatrove is not installed (pip install datatrove xxhash tokenizers)",
     )
     config = minhash.MinhashConfig()
-    s = ns.preset("datatrove").settings
-    assert (config.n_grams, config.num_buckets, config.hashes_per_bucket, config.seed) == (
-        s.shingle_k, s.bands, s.rows, s.hash_seed,
-    )  # fmt: skip
+    assert datatrove_values(config) == nearsim_values(ns.preset("datatrove").settings)
     norm = config.norm_config
-    assert (norm.lowercase, norm.remove_punctuation, norm.norm_whitespace) == (
-        s.lowercase, s.remove_punctuation, s.collapse_whitespace,
-    )  # fmt: skip
     # the steps nearsim does not have are on in datatrove, and listed as differences
     assert norm.norm_numbers and norm.norm_unicode_diacritics
     text = " ".join(ns.preset("datatrove").differences)
