@@ -357,8 +357,8 @@ _ALL = (
             Source(_TEXT_DEDUP, "src/text_dedup/config/algorithms/minhash.py",
                    "commit 1bd3f5c7d63bdd3bb5bfdc3b2381e23c552942cc", "18-91",
                    "optimal_param (datasketch's rule); MinHashAlgorithmConfig: "
-                   "hash_func_name='sha1', bands/rows None, min_length=5; tokeniser "
-                   "NON_ALPHA = \\W split of content.lower()"),
+                   "hash_func_name='sha1', bands/rows None, min_length=5 (the tokeniser, "
+                   "_get_tokenize_func below: \\W split of content.lower())"),
             Source(_TEXT_DEDUP, "src/text_dedup/config/algorithms/base.py",
                    "commit 59295bfd69b99558adea64b30ad5397c39287d4f", "18, 25-28",
                    "seed=42; RandomState(seed)"),
