@@ -17,6 +17,17 @@ from .documents import (
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .export import (
+    Carry,
+    PeerConfig,
+    data_juicer_config,
+    datatrove_config,
+    dedup_argv,
+    dedup_command,
+    nemo_curator_config,
+    peer_configs,
+    text_dedup_config,
+)
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -29,6 +40,7 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .presets import PRESETS, Preset, preset
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import (
@@ -45,9 +57,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FIELD_SPECS",
+    "PRESETS",
+    "Carry",
     "Choice",
     "Evaluation",
     "MinHasher",
+    "PeerConfig",
+    "Preset",
     "Settings",
     "SimHasher",
     "TooManyPairsError",
@@ -59,6 +75,10 @@ __all__ = [
     "clusters",
     "compare_simhash",
     "csv_columns",
+    "data_juicer_config",
+    "datatrove_config",
+    "dedup_argv",
+    "dedup_command",
     "effective_threshold",
     "estimate_jaccard",
     "estimate_pairs",
@@ -71,7 +91,10 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "nemo_curator_config",
     "parse_paste",
+    "peer_configs",
+    "preset",
     "rate_by_band",
     "read_csv_column",
     "read_csv_column_rows",
@@ -81,5 +104,6 @@ __all__ = [
     "similarity_sample",
     "standard_error",
     "steepest_point",
+    "text_dedup_config",
     "tune",
 ]

@@ -360,3 +360,19 @@ def check_texts(value: Any, name: str = "texts") -> list[str]:
                 f"{name}[{i}] is a {type(t).__name__}, which is not accepted; accepted: {accepted}"
             )
     return out
+
+
+def check_str(value: Any, name: str) -> str:
+    """A non-empty string (a path, a field name)."""
+    if not isinstance(value, str):
+        raise _fail(name, value, "a non-empty str", wrong_type=True)
+    if not value:
+        raise _fail(name, value, "a non-empty str")
+    return value
+
+
+def check_instance(value: Any, name: str, cls: type, accepted: str) -> Any:
+    """An instance of ``cls``; ``accepted`` names it in words (e.g. ``"a nearsim Settings"``)."""
+    if not isinstance(value, cls):
+        raise _fail(name, value, accepted, wrong_type=True)
+    return value
