@@ -29,6 +29,13 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .predict import (
+    Prediction,
+    predict,
+    prediction_table,
+    similarity_weights,
+    tune_for,
+)
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import (
@@ -48,6 +55,7 @@ __all__ = [
     "Choice",
     "Evaluation",
     "MinHasher",
+    "Prediction",
     "Settings",
     "SimHasher",
     "TooManyPairsError",
@@ -72,6 +80,8 @@ __all__ = [
     "hash_health",
     "html_to_text",
     "parse_paste",
+    "predict",
+    "prediction_table",
     "rate_by_band",
     "read_csv_column",
     "read_csv_column_rows",
@@ -79,7 +89,9 @@ __all__ = [
     "replay",
     "shingles",
     "similarity_sample",
+    "similarity_weights",
     "standard_error",
     "steepest_point",
     "tune",
+    "tune_for",
 ]

@@ -360,3 +360,55 @@ def check_texts(value: Any, name: str = "texts") -> list[str]:
                 f"{name}[{i}] is a {type(t).__name__}, which is not accepted; accepted: {accepted}"
             )
     return out
+
+
+def check_pair_weights(value: Any, n: int, name: str = "weight") -> np.ndarray:
+    """Weights of ``n`` items (how many pairs each stands for): finite reals ≥ 0, shape (n,).
+
+    ``None`` means 1 for every item.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+    """
+    accepted = f"None or an array of {n} finite numbers ≥ 0 (one per pair)"
+    if value is None:
+        return np.ones(n, dtype=np.float64)
+    if isinstance(value, bool | np.bool_ | str | bytes):
+        raise _fail(name, value, accepted, wrong_type=True)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise _fail(name, value, accepted, wrong_type=True) from None
+    if arr.dtype.kind not in "iuf":
+        raise _fail(name, value, accepted, wrong_type=True)
+    if arr.shape != (n,):
+        raise _fail(name, value, accepted)
+    arr = arr.astype(np.float64, copy=False)
+    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0.0):
+        raise _fail(name, value, accepted)
+    return arr
+
+
+def check_thresholds(value: Any, name: str = "thresholds") -> np.ndarray:
+    """A grid of thresholds: a non-empty, strictly increasing 1-D array of numbers in (0, 1].
+
+    Returns
+    -------
+    ndarray of float64, shape (g,)
+    """
+    accepted = "a non-empty, strictly increasing 1-D array of numbers in (0, 1]"
+    if isinstance(value, bool | np.bool_ | str | bytes) or value is None:
+        raise _fail(name, value, accepted, wrong_type=True)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise _fail(name, value, accepted, wrong_type=True) from None
+    if arr.dtype.kind not in "iuf":
+        raise _fail(name, value, accepted, wrong_type=True)
+    arr = arr.astype(np.float64, copy=False)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise _fail(name, value, accepted)
+    if arr.min() <= 0.0 or arr.max() > 1.0 or np.any(np.diff(arr) <= 0):
+        raise _fail(name, value, accepted)
+    return arr
