@@ -17,6 +17,16 @@ from .documents import (
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .labels import (
+    LABELS,
+    ThresholdChoice,
+    best_threshold,
+    check_labels,
+    draw_label_pairs,
+    label_curve,
+    labels_to_csv,
+    read_labels_csv,
+)
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -52,21 +62,26 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FIELD_SPECS",
+    "LABELS",
     "Choice",
     "Evaluation",
     "MinHasher",
     "Prediction",
     "Settings",
     "SimHasher",
+    "ThresholdChoice",
     "TooManyPairsError",
+    "best_threshold",
     "broken_simhash",
     "candidate_pairs",
     "candidate_probability",
     "check_clusters",
+    "check_labels",
     "cluster_table",
     "clusters",
     "compare_simhash",
     "csv_columns",
+    "draw_label_pairs",
     "effective_threshold",
     "estimate_jaccard",
     "estimate_pairs",
@@ -79,6 +94,8 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "label_curve",
+    "labels_to_csv",
     "parse_paste",
     "predict",
     "prediction_table",
@@ -86,6 +103,7 @@ __all__ = [
     "read_csv_column",
     "read_csv_column_rows",
     "read_document_file",
+    "read_labels_csv",
     "replay",
     "shingles",
     "similarity_sample",
