@@ -46,6 +46,7 @@ from .predict import (
     similarity_weights,
     tune_for,
 )
+from .removal import removal_curve, removal_rates
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import (
@@ -104,6 +105,8 @@ __all__ = [
     "read_csv_column_rows",
     "read_document_file",
     "read_labels_csv",
+    "removal_curve",
+    "removal_rates",
     "replay",
     "shingles",
     "similarity_sample",
