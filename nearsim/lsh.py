@@ -91,7 +91,10 @@ def candidate_probability(s, b: int, r: int):
     ss = np.asarray(s, dtype=np.float64)
     if np.any(~np.isfinite(ss)) or np.any((ss < 0) | (ss > 1)):
         raise ValueError(f"s={s!r} is not accepted; a similarity is between 0 and 1")
-    p = -np.expm1(b * np.log1p(-(ss**r))) if np.all(ss < 1) else 1.0 - (1.0 - ss**r) ** b
+    # -expm1(b·log1p(-s^r)) keeps full relative precision where P is tiny; at s = 1 the
+    # log is -inf and the result exactly 1 (no fallback formula that loses it elsewhere)
+    with np.errstate(divide="ignore"):
+        p = -np.expm1(b * np.log1p(-(ss**r)))
     return float(p) if np.ndim(p) == 0 else p
 
 
