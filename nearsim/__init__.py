@@ -58,6 +58,7 @@ from .simhash import (
     hash_health,
     replay,
 )
+from .sizing import Throughput, measure_throughput, sizing
 
 __version__ = "0.1.0"
 
@@ -71,6 +72,7 @@ __all__ = [
     "Settings",
     "SimHasher",
     "ThresholdChoice",
+    "Throughput",
     "TooManyPairsError",
     "best_threshold",
     "broken_simhash",
@@ -97,6 +99,7 @@ __all__ = [
     "html_to_text",
     "label_curve",
     "labels_to_csv",
+    "measure_throughput",
     "parse_paste",
     "predict",
     "prediction_table",
@@ -111,6 +114,7 @@ __all__ = [
     "shingles",
     "similarity_sample",
     "similarity_weights",
+    "sizing",
     "standard_error",
     "steepest_point",
     "tune",
