@@ -47,6 +47,7 @@ from ._validation import (
     check_banding,
     check_float,
     check_num_perm,
+    check_pair_similarity,
     check_pair_weights,
     check_similarity,
     check_threshold,
@@ -236,12 +237,7 @@ class _Corpus:
     """The validated inputs reduced to what every prediction needs."""
 
     def __init__(self, similarity, weight, threshold, num_perm):
-        s = check_similarity(similarity, "similarity")
-        if s.ndim != 1:
-            raise ValueError(
-                f"similarity has shape {s.shape}, which is not accepted; accepted: a 1-D "
-                "array of numbers from 0 to 1 (one per pair)"
-            )
+        s = check_pair_similarity(similarity)
         w = check_pair_weights(weight, s.shape[0], "weight")
         self.t = check_threshold(threshold)
         self.k = check_num_perm(num_perm)

@@ -27,6 +27,11 @@ Expected candidates at N = Σ_near w·P(s)·N/n + Σ_background w·P(s)·N(N−1
 P(s) = 1 − (1 − s^r)^b. The model assumes the loaded documents are a uniform sample of the
 corpus and that near-duplicate clusters do not grow with N (a page copied 1,000 times
 makes 500,000 pairs; a sample sees few of its copies, so such clusters are undercounted).
+Checked on :func:`nearsim.example_corpus` (every pair listed at 1,000 and at 3,000
+documents): the background part scaled from 1,000 to 3,000 came within 15 % of the
+direct count for 9 × 13, 20 × 5 and 40 × 3; the near part came out 25–33 % low, because
+that generator copies copies, so its clusters grow with N. Read the near part as a lower
+bound when copies of copies are common.
 """
 
 from __future__ import annotations
@@ -42,8 +47,8 @@ from ._validation import (
     check_float,
     check_int,
     check_num_perm,
+    check_pair_similarity,
     check_pair_weights,
-    check_similarity,
     check_threshold,
 )
 from .lsh import candidate_probability
@@ -155,12 +160,7 @@ def sizing(
     [[139291.0, 0.0], [139290653.0, 450023.0]]
     """
     sizes = _sizes(documents)
-    s = check_similarity(similarity, "similarity")
-    if s.ndim != 1:
-        raise ValueError(
-            f"similarity has shape {s.shape}, which is not accepted; accepted: a 1-D array "
-            "of numbers from 0 to 1 (one per pair)"
-        )
+    s = check_pair_similarity(similarity)
     w = check_pair_weights(weight, s.shape[0], "weight")
     n = check_int(corpus_docs, "corpus_docs", low=2, high=MAX_SIZE)
     k = check_num_perm(num_perm)
