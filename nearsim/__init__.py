@@ -17,6 +17,17 @@ from .documents import (
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .export import (
+    Carry,
+    PeerConfig,
+    data_juicer_config,
+    datatrove_config,
+    dedup_argv,
+    dedup_command,
+    nemo_curator_config,
+    peer_configs,
+    text_dedup_config,
+)
 from .labels import (
     LABELS,
     ThresholdChoice,
@@ -46,6 +57,7 @@ from .predict import (
     similarity_weights,
     tune_for,
 )
+from .presets import PRESETS, Preset, preset
 from .removal import removal_curve, removal_rates
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
@@ -65,10 +77,14 @@ __version__ = "0.1.0"
 __all__ = [
     "FIELD_SPECS",
     "LABELS",
+    "PRESETS",
+    "Carry",
     "Choice",
     "Evaluation",
     "MinHasher",
+    "PeerConfig",
     "Prediction",
+    "Preset",
     "Settings",
     "SimHasher",
     "ThresholdChoice",
@@ -84,6 +100,10 @@ __all__ = [
     "clusters",
     "compare_simhash",
     "csv_columns",
+    "data_juicer_config",
+    "datatrove_config",
+    "dedup_argv",
+    "dedup_command",
     "draw_label_pairs",
     "effective_threshold",
     "estimate_jaccard",
@@ -100,9 +120,12 @@ __all__ = [
     "label_curve",
     "labels_to_csv",
     "measure_throughput",
+    "nemo_curator_config",
     "parse_paste",
+    "peer_configs",
     "predict",
     "prediction_table",
+    "preset",
     "rate_by_band",
     "read_csv_column",
     "read_csv_column_rows",
@@ -117,6 +140,7 @@ __all__ = [
     "sizing",
     "standard_error",
     "steepest_point",
+    "text_dedup_config",
     "tune",
     "tune_for",
 ]
