@@ -60,7 +60,7 @@ def candidate_probability(s, b: int, r: int):
     Examples
     --------
     >>> round(candidate_probability(0.8, 9, 13), 4)
-    0.4644
+    0.3988
     """
     b, r = check_banding(b, r)
     ss = check_similarity(s, "s")
