@@ -46,6 +46,7 @@ from numba import njit, prange
 from ._validation import (
     check_banding,
     check_float,
+    check_instance,
     check_num_perm,
     check_pair_similarity,
     check_pair_weights,
@@ -392,10 +393,7 @@ def prediction_table(predictions) -> pd.DataFrame:
     """
     rows = list(predictions)
     for i, p in enumerate(rows):
-        if not isinstance(p, Prediction):
-            raise ValueError(
-                f"predictions[{i}]={p!r} is not accepted; accepted: Prediction objects"
-            )
+        check_instance(p, f"predictions[{i}]", Prediction, "a Prediction (predict, tune_for)")
     columns = list(Prediction.__dataclass_fields__)
     table = pd.DataFrame([asdict(p) for p in rows], columns=columns)
     return table.astype({"b": np.int64, "r": np.int64}).astype({c: np.float64 for c in columns[2:]})

@@ -45,6 +45,7 @@ import pandas as pd
 from ._validation import (
     check_banding,
     check_float,
+    check_instance,
     check_int,
     check_num_perm,
     check_pair_similarity,
@@ -90,11 +91,7 @@ def _sizes(documents) -> np.ndarray:
 def _throughput(value) -> Throughput | None:
     if value is None:
         return None
-    if not isinstance(value, Throughput):
-        raise ValueError(
-            f"throughput={value!r} is not accepted; accepted: None or a Throughput "
-            "(e.g. from measure_throughput)"
-        )
+    check_instance(value, "throughput", Throughput, "None or a Throughput (measure_throughput)")
     names = Throughput._fields
     return Throughput(
         *(
