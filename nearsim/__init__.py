@@ -6,10 +6,13 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 """
 
 from .clusters import check_clusters, cluster_table, clusters
+from .corpora import CorpusReader, CorpusReport, iter_corpus, read_corpus, sample_corpus
 from .documents import (
+    CsvInfo,
     csv_columns,
-    example_corpus,
+    guess_text_column,
     html_to_text,
+    inspect_csv,
     parse_paste,
     read_csv_column,
     read_csv_column_rows,
@@ -17,6 +20,7 @@ from .documents import (
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .example import example_corpus
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -46,6 +50,9 @@ __version__ = "0.1.0"
 __all__ = [
     "FIELD_SPECS",
     "Choice",
+    "CorpusReader",
+    "CorpusReport",
+    "CsvInfo",
     "Evaluation",
     "MinHasher",
     "Settings",
@@ -67,16 +74,21 @@ __all__ = [
     "example_corpus",
     "false_negative_area",
     "false_positive_area",
+    "guess_text_column",
     "hamming_distance",
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "inspect_csv",
+    "iter_corpus",
     "parse_paste",
     "rate_by_band",
+    "read_corpus",
     "read_csv_column",
     "read_csv_column_rows",
     "read_document_file",
     "replay",
+    "sample_corpus",
     "shingles",
     "similarity_sample",
     "standard_error",
