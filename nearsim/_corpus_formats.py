@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -164,6 +165,35 @@ def _field(obj: dict, name: str, role: str) -> tuple[Any, str | None]:
     return None, f"the record has no field {name!r} ({role}); its fields are: {fields}"
 
 
+_SCAN = json.JSONDecoder().scan_once
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _parse(line: str) -> tuple[Any, str | None]:
+    """One JSON value and None, or None and what is wrong with the line.
+
+    The decoder's scanner is called directly (what ``json.loads`` does after its checks,
+    without its two Python-level calls); any failure goes through ``json.loads`` for its
+    message.
+    """
+    try:
+        obj, end = _SCAN(line, 0)
+        if end == len(line):
+            return obj, None
+    except (StopIteration, json.JSONDecodeError, RecursionError):
+        pass
+    try:
+        return json.loads(line), None
+    except json.JSONDecodeError as exc:
+        what = exc.msg.removesuffix(" at")
+        return None, (
+            f"it is not JSON ({what} at column {exc.colno}): {short(line, 50)}; "
+            "accepted: one JSON object per line"
+        )
+    except RecursionError:
+        return None, "it is JSON nested too deeply to read"
+
+
 def _json_record(
     raw: bytes, text_field: str, id_field: str | None
 ) -> tuple[str, str | None, str | None]:
@@ -181,18 +211,10 @@ def _json_record(
                 f"{exc.start + 1}); accepted: JSON lines in UTF-8"
             ),
         )
-    try:
-        obj = json.loads(line.rstrip("\r\n"))
-    except json.JSONDecodeError as exc:
-        what = exc.msg.removesuffix(" at")
-        return (
-            "",
-            None,
-            f"it is not JSON ({what} at column {exc.colno}): {short(line.strip(), 50)}; "
-            "accepted: one JSON object per line",
-        )
-    except RecursionError:
-        return "", None, "it is JSON nested too deeply to read"
+    line = line.strip(" \t\r\n")  # JSON's white space
+    obj, problem = _parse(line)
+    if problem:
+        return "", None, problem
     if not isinstance(obj, dict):
         return (
             "",
@@ -207,7 +229,8 @@ def _json_record(
         return "", None, problem
     if not isinstance(text, str):
         return "", None, f"field {text_field!r} is {_json_kind(text)}, not a string"
-    if lone_surrogate(text) is not None:
+    escapes = _SURROGATE_ESCAPE.search(raw) is not None  # else no surrogate can be in it
+    if escapes and lone_surrogate(text) is not None:
         return "", None, f"field {text_field!r} holds an escaped lone surrogate, not Unicode text"
     if id_field is None:
         return text, None, None
@@ -223,7 +246,7 @@ def _json_record(
                 "string or an integer"
             ),
         )
-    if isinstance(ident, str) and lone_surrogate(ident) is not None:
+    if escapes and isinstance(ident, str) and lone_surrogate(ident) is not None:
         return "", None, f"field {id_field!r} holds an escaped lone surrogate, not Unicode text"
     return text, str(ident), None
 

@@ -12,6 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nearsim as ns
 from nearsim.corpora import CorpusReport
@@ -513,3 +515,41 @@ def test_sample_corpus_smaller_than_n_and_arguments(tmp_path):
     for kwargs, match in bad:
         with pytest.raises(ValueError, match=match):
             ns.sample_corpus(path, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("line", "good"),
+    [
+        (b'  {"text": "a"} \t', True),
+        (b'{"text": "a", "x": [1, {"y": null}]}', True),
+        (b'{"text": "\\u00e9t\\u00e9 \\ud83d\\ude00"}', True),  # escapes, a surrogate pair
+        (b'\x0c{"text": "a"}', False),  # form feed is not JSON white space
+        (b'{"text": "a"} x', False),
+        (b'{"text": "a"}{"text": "b"}', False),
+        (b'{"text": "a",}', False),
+        (b"{'text': 'a'}", False),
+    ],
+)
+def test_json_lines_are_read_as_json_loads_reads_them(tmp_path, line, good):
+    path = write(tmp_path / "x.jsonl", line + b"\n")
+    df = ns.read_corpus(path, on_error="skip")
+    assert len(df) == int(good)
+    if good:
+        assert df["text"].iloc[0] == json.loads(line)["text"]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=' \t{}[]":,0123456789.eE+-truefalsnl\\abu', max_size=30))
+def test_fast_json_parse_agrees_with_json_loads(text):
+    """The scanner fast path accepts exactly what json.loads accepts, with the same value."""
+    from nearsim._corpus_formats import _parse
+
+    line = text.strip(" \t\r\n")
+    try:
+        expected, ok = json.loads(line), True
+    except (json.JSONDecodeError, RecursionError):
+        ok = False
+    value, problem = _parse(line)
+    assert (problem is None) == ok
+    if ok:
+        assert value == expected
