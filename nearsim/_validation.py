@@ -398,7 +398,7 @@ def lone_surrogate(text: str) -> int | None:
     return None
 
 
-def check_str(value: Any, name: str, *, what: str = "a str") -> str:
+def check_unicode(value: Any, name: str, *, what: str = "a str") -> str:
     """A ``str`` of valid Unicode text: no lone surrogates (it encodes to UTF-8).
 
     ``what`` says what the string is, for the message.

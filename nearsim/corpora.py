@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ._corpus_formats import CORPUS_EXTENSIONS, READERS, Sink, file_format
-from ._validation import ArgumentTypeError, _shown, check_choice, check_int, check_str
+from ._validation import ArgumentTypeError, _shown, check_choice, check_int, check_unicode
 from .documents.decoding import short
 
 __all__ = [
@@ -79,7 +79,7 @@ def _expand(paths: object) -> list[Path]:
             raise ArgumentTypeError(
                 f"paths holds {_shown(item)}, which is not accepted; accepted: {accepted}"
             )
-        path = Path(check_str(os.fspath(item), "path") if isinstance(item, str) else item)
+        path = Path(check_unicode(os.fspath(item), "path") if isinstance(item, str) else item)
         if path.is_dir():
             found = sorted(
                 (
@@ -231,11 +231,11 @@ class CorpusReader(Iterator[pd.DataFrame]):
 
 
 def _check_fields(text_field: object, id_field: object) -> tuple[str, str | None]:
-    text_field = check_str(text_field, "text_field", what="a field name (str)")
+    text_field = check_unicode(text_field, "text_field", what="a field name (str)")
     if not text_field:
         raise ValueError("text_field='' is not accepted; accepted: a non-empty field name")
     if id_field is not None:
-        id_field = check_str(id_field, "id_field", what="a field name (str), or None")
+        id_field = check_unicode(id_field, "id_field", what="a field name (str), or None")
         if not id_field:
             raise ValueError(
                 "id_field='' is not accepted; accepted: a non-empty field name, "

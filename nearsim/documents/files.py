@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from .._validation import check_bytes, check_str
+from .._validation import check_bytes, check_unicode
 from .decoding import MAX_FILE_BYTES, binary_kind, check_max_bytes, check_size, decode, short
 from .html_text import declared_charset, html_to_text
 
@@ -44,7 +44,7 @@ def read_document_file(name: str, data: bytes, *, max_bytes: int | None = MAX_FI
     >>> read_document_file("note.txt", b"  hello\\r\\nworld\\n")
     'hello\\nworld'
     """
-    name = check_str(name, "name", what="a str (the file name)")
+    name = check_unicode(name, "name", what="a str (the file name)")
     limit = check_max_bytes(max_bytes)
     label = short(name, 80)
     accepted = ", ".join(DOCUMENT_EXTENSIONS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from .._validation import check_str
+from .._validation import check_unicode
 
 __all__ = ["declared_charset", "html_to_text"]
 
@@ -94,7 +94,7 @@ def html_to_text(markup: str) -> str:
     from bs4 import BeautifulSoup
     from bs4.element import NavigableString, PreformattedString, Tag
 
-    markup = check_str(markup, "markup", what="a str (the page, decoded)")
+    markup = check_unicode(markup, "markup", what="a str (the page, decoded)")
     soup = BeautifulSoup(markup, "html.parser")
     # Walk the tree without changing it (changing it costs time linear in the number of
     # siblings per change). The stack holds (node, inside <pre>/<textarea>, closing?).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .._validation import check_str
+from .._validation import check_unicode
 
 __all__ = ["parse_paste"]
 
@@ -42,7 +42,7 @@ def parse_paste(text: str) -> list[str]:
     >>> parse_paste("a first\\nparagraph\\n\\nand a second")
     ['a first\\nparagraph', 'and a second']
     """
-    text = check_str(text, "text", what="a str (the pasted text)")
+    text = check_unicode(text, "text", what="a str (the pasted text)")
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
     if not text:
         return []
