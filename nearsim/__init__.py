@@ -21,6 +21,17 @@ from .documents import (
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
 from .example import example_corpus
+from .export import (
+    Carry,
+    PeerConfig,
+    data_juicer_config,
+    datatrove_config,
+    dedup_argv,
+    dedup_command,
+    nemo_curator_config,
+    peer_configs,
+    text_dedup_config,
+)
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -33,6 +44,7 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .presets import PRESETS, Preset, preset
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import (
@@ -49,12 +61,16 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FIELD_SPECS",
+    "PRESETS",
+    "Carry",
     "Choice",
     "CorpusReader",
     "CorpusReport",
     "CsvInfo",
     "Evaluation",
     "MinHasher",
+    "PeerConfig",
+    "Preset",
     "Settings",
     "SimHasher",
     "TooManyPairsError",
@@ -66,6 +82,10 @@ __all__ = [
     "clusters",
     "compare_simhash",
     "csv_columns",
+    "data_juicer_config",
+    "datatrove_config",
+    "dedup_argv",
+    "dedup_command",
     "effective_threshold",
     "estimate_jaccard",
     "estimate_pairs",
@@ -81,7 +101,10 @@ __all__ = [
     "html_to_text",
     "inspect_csv",
     "iter_corpus",
+    "nemo_curator_config",
     "parse_paste",
+    "peer_configs",
+    "preset",
     "rate_by_band",
     "read_corpus",
     "read_csv_column",
@@ -93,5 +116,6 @@ __all__ = [
     "similarity_sample",
     "standard_error",
     "steepest_point",
+    "text_dedup_config",
     "tune",
 ]

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ._arrays import as_pairs
+from ._validation import check_threshold as _check_threshold
 from .exact import BAND_WIDTH, N_BANDS, similarity_band
-from .lsh import _check_threshold, candidate_probability
+from .lsh import candidate_probability
 
 
 def _frame_pairs(df: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:

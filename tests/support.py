@@ -38,3 +38,22 @@ def zip_bytes() -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("sheet.xml", "<x/>")
     return buffer.getvalue()
+
+
+def datatrove_values(config) -> tuple:
+    """A datatrove MinhashConfig's values in nearsim's order: k, bands, rows, seed,
+    lowercase, collapse white space, remove punctuation."""
+    norm = config.norm_config
+    return (
+        config.n_grams, config.num_buckets, config.hashes_per_bucket, config.seed,
+        norm.lowercase, norm.norm_whitespace, norm.remove_punctuation,
+    )  # fmt: skip
+
+
+def nearsim_values(settings) -> tuple:
+    """The same values of a nearsim Settings (see :func:`datatrove_values`)."""
+    s = settings
+    return (
+        s.shingle_k, s.bands, s.rows, s.hash_seed,
+        s.lowercase, s.collapse_whitespace, s.remove_punctuation,
+    )  # fmt: skip
