@@ -153,7 +153,8 @@ class CorpusReport:
         if not self.skipped:
             return read + "; no bad records"
         where = ", ".join(f"{n:,} in {p!r}" for p, n in self.skipped_by_file.items())
-        return f"{read}; skipped {self.skipped:,} bad records ({where}); first: {self.problems[0]}"
+        noun = "record" if self.skipped == 1 else "records"
+        return f"{read}; skipped {self.skipped:,} bad {noun} ({where}); first: {self.problems[0]}"
 
     def _bad(self, path: Path, message: str, count: int = 1) -> None:
         key = str(path)

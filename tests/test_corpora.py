@@ -218,7 +218,7 @@ def test_bad_json_lines(tmp_path, line, match, compress):
     df = pd.concat(list(reader), ignore_index=True)
     expect(df, ["0", "2"], ["good", "good"])  # the bad record keeps its number
     assert reader.skipped == 1 and reader.report.skipped_by_file == {str(path): 1}
-    assert "skipped 1 bad records" in reader.report.summary()
+    assert "skipped 1 bad record (" in reader.report.summary()
     assert ns.read_corpus(path, on_error="skip").attrs["skipped"] == 1
 
 
