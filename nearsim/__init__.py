@@ -6,10 +6,13 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 """
 
 from .clusters import check_clusters, cluster_table, clusters
+from .corpora import CorpusReader, CorpusReport, iter_corpus, read_corpus, sample_corpus
 from .documents import (
+    CsvInfo,
     csv_columns,
-    example_corpus,
+    guess_text_column,
     html_to_text,
+    inspect_csv,
     parse_paste,
     read_csv_column,
     read_csv_column_rows,
@@ -17,6 +20,7 @@ from .documents import (
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .example import example_corpus
 from .export import (
     Carry,
     PeerConfig,
@@ -80,6 +84,9 @@ __all__ = [
     "PRESETS",
     "Carry",
     "Choice",
+    "CorpusReader",
+    "CorpusReport",
+    "CsvInfo",
     "Evaluation",
     "MinHasher",
     "PeerConfig",
@@ -113,6 +120,7 @@ __all__ = [
     "example_corpus",
     "false_negative_area",
     "false_positive_area",
+    "guess_text_column",
     "hamming_distance",
     "hamming_pairs",
     "hash_health",
@@ -120,6 +128,8 @@ __all__ = [
     "label_curve",
     "labels_to_csv",
     "measure_throughput",
+    "inspect_csv",
+    "iter_corpus",
     "nemo_curator_config",
     "parse_paste",
     "peer_configs",
@@ -127,6 +137,7 @@ __all__ = [
     "prediction_table",
     "preset",
     "rate_by_band",
+    "read_corpus",
     "read_csv_column",
     "read_csv_column_rows",
     "read_document_file",
@@ -134,6 +145,7 @@ __all__ = [
     "removal_curve",
     "removal_rates",
     "replay",
+    "sample_corpus",
     "shingles",
     "similarity_sample",
     "similarity_weights",

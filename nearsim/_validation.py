@@ -433,3 +433,62 @@ def check_pair_similarity(value: Any, name: str = "similarity") -> np.ndarray:
             "numbers from 0 to 1 (one per pair)"
         )
     return arr
+
+
+def check_optional_int(
+    value: Any, name: str, *, low: int | None = None, high: int | None = None
+) -> int | None:
+    """``None``, or an integer as :func:`check_int` (e.g. a size limit where None = no limit)."""
+    if value is None:
+        return None
+    try:
+        return check_int(value, name, low=low, high=high)
+    except ValueError as exc:  # an ArgumentTypeError too: keep the class
+        raise type(exc)(f"{exc}, or None") from None
+
+
+def check_bytes(value: Any, name: str, *, what: str = "bytes") -> bytes:
+    """Raw bytes (``bytes``, ``bytearray`` or ``memoryview``), as ``bytes``.
+
+    ``what`` says what the bytes are, for the message (``"bytes (the raw file)"``).
+    """
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    raise _fail(name, value, what, wrong_type=True)
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Position of the first lone surrogate in ``text`` (not valid Unicode text), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def check_unicode(value: Any, name: str, *, what: str = "a str") -> str:
+    """A ``str`` of valid Unicode text: no lone surrogates (it encodes to UTF-8).
+
+    ``what`` says what the string is, for the message.
+    """
+    if not isinstance(value, str):
+        raise _fail(name, value, what, wrong_type=True)
+    at = lone_surrogate(value)
+    if at is not None:
+        raise ValueError(
+            f"{name}={_shown(value)} is not accepted: it holds a lone surrogate "
+            f"({_shown(value[at])} at position {at}), which is not Unicode text; "
+            f"accepted: {what} of valid Unicode characters"
+        )
+    return value
+
+
+def check_optional_bool(value: Any, name: str, *, none: str = "None") -> bool | None:
+    """``None`` or a real boolean; ``none`` says what None means, for the message."""
+    if value is None:
+        return None
+    if not isinstance(value, bool | np.bool_):
+        raise _fail(name, value, f"True, False or {none}", wrong_type=True)
+    return bool(value)

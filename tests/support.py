@@ -14,6 +14,32 @@ def known_pair(rng: np.random.Generator, tag: int, union: int, j: float):
     return a, b, inter / union
 
 
+MIXED = "日本語のテキスト 😀 emoji שלום עולם مرحبا"
+"""Text in several scripts, emoji and right-to-left runs, for the document readers."""
+
+
+def char_shingles(text: str, k: int = 5) -> set[str]:
+    """Lower-case character k-grams of white-space-collapsed text (a brute-force reference)."""
+    text = " ".join(text.lower().split())
+    return {text[i : i + k] for i in range(max(1, len(text) - k + 1))}
+
+
+def jaccard(a: set, b: set) -> float:
+    """Exact Jaccard similarity of two sets."""
+    return len(a & b) / len(a | b)
+
+
+def zip_bytes() -> bytes:
+    """A small ZIP archive (what an .xlsx or .docx file is)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("sheet.xml", "<x/>")
+    return buffer.getvalue()
+
+
 def datatrove_values(config) -> tuple:
     """A datatrove MinhashConfig's values in nearsim's order: k, bands, rows, seed,
     lowercase, collapse white space, remove punctuation."""
