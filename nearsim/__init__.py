@@ -15,8 +15,10 @@ from .documents import (
     read_csv_column_rows,
     read_document_file,
 )
-from .evaluate import Evaluation, evaluate, rate_by_band
+from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .hamming import hamming_pairs, replay
+from .hash_health import broken_simhash, hash_health
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -31,15 +33,7 @@ from .lsh import (
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
-from .simhash import (
-    SimHasher,
-    broken_simhash,
-    compare_simhash,
-    hamming_distance,
-    hamming_pairs,
-    hash_health,
-    replay,
-)
+from .simhash import SimHasher, hamming_distance
 
 __version__ = "0.1.0"
 

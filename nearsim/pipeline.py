@@ -19,13 +19,15 @@ import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
 from .clusters import clusters
-from .evaluate import Evaluation, evaluate, rate_by_band
+from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
 from .exact import warm_up as _warm_up_exact
+from .hamming import replay
+from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
 from .minhash import EMPTY, MinHasher, estimate_pairs
 from .settings import Settings
-from .simhash import SimHasher, broken_simhash, compare_simhash, hash_health, replay
+from .simhash import SimHasher
 
 SHINGLE_FIELDS = (
     "shingle_kind",

@@ -8,13 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
-from nearsim.simhash import (
-    broken_simhash,
-    compare_simhash,
-    distance_vs_jaccard,
-    hash_health,
-    replay,
-)
+from nearsim.evaluate import compare_simhash
+from nearsim.hamming import distance_vs_jaccard, replay
+from nearsim.hash_health import broken_simhash, hash_health
 
 st.title("Compare: SimHash")
 st.markdown(
