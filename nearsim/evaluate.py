@@ -97,19 +97,43 @@ def score_codes(found: np.ndarray, true: np.ndarray) -> tuple[Score, np.ndarray]
     ), hit
 
 
+def _pair_frame(value, name: str, n: int | None = None):
+    """Pairs and their jaccard from a frame with columns i, j, jaccard, validated.
+
+    Rows must be integers ``0 <= i < j`` (``< n`` when given) without repeats, jaccard
+    finite and from 0 to 1. Frames sorted by (i, j), as the library writes them, are
+    checked for repeats in one pass; others are sorted once.
+
+    Returns
+    -------
+    pairs : ndarray of int64, shape (m, 2)
+        In the frame's order.
+    jaccard : ndarray of float64, shape (m,)
+    order : ndarray of int64, shape (m,), or None
+        The order that sorts the rows by (i, j); None when they already are.
+    """
+    if not isinstance(value, pd.DataFrame) or "jaccard" not in value.columns:
+        check_pair_frame(value, name, columns=("i", "j", "jaccard"), n=n)  # raises
+    pairs = check_pairs(value, name, n=n, unique=False)
+    jac = check_similarity(value["jaccard"].to_numpy(), f"{name}['jaccard']").reshape(-1)
+    codes = pair_codes(pairs, _rows_bound(pairs))
+    if np.all(codes[1:] > codes[:-1]):
+        return pairs, jac, None
+    check_pairs(pairs, name)  # raises for a repeated pair
+    return pairs, jac, np.argsort(codes, kind="stable")
+
+
 def _truth(exact, threshold: float, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The true pairs of ``exact`` (jaccard >= threshold), validated (rows below ``n``).
 
     Returns the pairs, shape (k, 2), sorted by (i, j) — so their codes are sorted for any
     n — and their jaccard, shape (k,).
     """
-    df = check_pair_frame(exact, "exact", columns=("i", "j", "jaccard"), n=n)
-    pairs = check_pairs(df, "exact", n=n)
-    jac = check_similarity(df["jaccard"].to_numpy(), "exact['jaccard']").reshape(-1)
+    pairs, jac, order = _pair_frame(exact, "exact", n)
+    if order is not None:
+        pairs, jac = pairs[order], jac[order]
     keep = jac >= threshold
-    pairs, jac = pairs[keep], jac[keep]
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    return pairs[order], jac[order]
+    return pairs[keep], jac[keep]
 
 
 def _rows_bound(*arrays: np.ndarray) -> int:
@@ -286,9 +310,8 @@ def rate_by_band(
         (bool: some of the band's pairs come from a random sample), and with b, r:
         ``expected`` and ``expected_se`` (float64).
     """
-    frame = check_pair_frame(pairs, "pairs", columns=("i", "j", "jaccard"))
-    pr = check_pairs(frame, "pairs")
-    jac = check_similarity(frame["jaccard"].to_numpy(), "pairs['jaccard']").reshape(-1)
+    pr, jac, _ = _pair_frame(pairs, "pairs")
+    frame = pairs
     cand = check_pairs(candidates, "candidates")
     if (b is None) != (r is None):
         raise ValueError(
