@@ -1,13 +1,14 @@
 """nearsim explorer: choose and check near-duplicate detection settings.
 
 Run with ``scripts/app`` (or ``streamlit run app.py``). This entry point draws the
-settings sidebar (every setting bound to the URL), keeps settings and pasted text in the
-browser, and hands over to the page the user picked. Pages live in ``pages/``.
+settings sidebar, keeps settings and documents in the browser, writes the settings in
+force to the address bar, and runs the page the user picked. Page scripts live in
+``app_pages/``; they read settings, ask ``explorer.state`` for stages, and draw.
 """
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs
 
 import streamlit as st
 
@@ -17,7 +18,7 @@ st.set_page_config(
     page_title="nearsim — near-duplicate explorer",
     page_icon="🔎",  # inlined as a data: URL; a material icon would be fetched from Google
     layout="wide",
-    initial_sidebar_state="expanded",
+    initial_sidebar_state="auto",  # collapsed on a narrow screen, open on a wide one
 )
 
 ss = st.session_state
@@ -25,49 +26,38 @@ ss = st.session_state
 # -- restore what this browser kept, once per visit ----------------------------------------
 if not ss.get(settings_ui.SEEDED):
     ss["_visit_had_query"] = len(st.query_params) > 0
-stored = storage.stored()
-if stored is not None and not ss.get("_storage_restored"):
+kept = storage.stored()
+if kept is not None and not ss.get("_storage_restored"):
     ss["_storage_restored"] = True
-    rerun = False
-    if not ss.get("_visit_had_query") and stored.get("settings"):
-        settings_ui.seed(parse_qs(stored["settings"]), announce=False)
+    if not ss.get("_visit_had_query") and kept.get("settings"):
+        settings_ui.seed(parse_qs(kept["settings"]), announce=False)
         ss[settings_ui.SEEDED] = True
-        rerun = True
-    if stored.get("paste") and not ss.get(state.PASTE_KEY):
-        ss[state.PASTE_KEY] = stored["paste"]
-        rerun = True
-    if rerun:
+    if storage.restore(kept):
         st.rerun()
 
 # -- settings ------------------------------------------------------------------------------
-settings = settings_ui.sidebar()
+settings, slots = settings_ui.sidebar()
 settings_ui.share_button(settings)
-ss["_settings"] = settings
+settings_ui.write_address(settings)
 
-# -- keep settings and pasted text in this browser (before the page: a page may stop early)
-storage.sync(
-    {
-        storage.SETTINGS_KEY: urlencode(settings.to_query()),
-        storage.PASTE_KEY: (ss.get(state.PASTE_KEY) or None),
-    }
-)
+# -- keep settings and documents in this browser (before the page: a page may stop early)
+storage.sync(settings)
 
 pages = [
-    st.Page("pages/documents.py", title="Documents", icon=":material/description:", default=True),
-    st.Page("pages/minhash.py", title="Shingles & MinHash", icon=":material/tag:"),
-    st.Page("pages/banding.py", title="Banding", icon=":material/ssid_chart:"),
-    st.Page("pages/results.py", title="Results", icon=":material/task_alt:"),
-    st.Page("pages/clusters.py", title="Clusters", icon=":material/workspaces:"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("app_pages/documents.py", title="Documents", icon=":material/description:"),
+    st.Page("app_pages/minhash.py", title="Shingles & MinHash", icon=":material/tag:"),
+    st.Page("app_pages/banding.py", title="Banding", icon=":material/ssid_chart:"),
+    st.Page("app_pages/results.py", title="Results", icon=":material/task_alt:"),
+    st.Page("app_pages/clusters.py", title="Clusters", icon=":material/workspaces:"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
 ]
 page = st.navigation(pages, position="top")
 settings_ui.show_problems()
-ss["_status_slot"] = st.empty()
 
 try:
     page.run()
 except state.StageError as exc:  # the library's message says what was wrong and accepted
-    settings_ui.show_stage_error(exc.stage, str(exc))
+    settings_ui.show_stage_error(slots, exc.stage, str(exc))
     st.error(f"These settings cannot be used on these documents: {exc}")
 except MemoryError:
     st.error(

@@ -1,10 +1,12 @@
-"""The sidebar: one widget per Settings field, bound to the URL, built from FIELD_SPECS.
+"""The sidebar: one widget per Settings field, built from FIELD_SPECS, and the address bar.
 
-The URL is read once, raw, before any widget exists, and run through
-``Settings.parse_query``: a bound widget would silently drop a value it cannot show, and
-the user deserves to hear what a tampered link reset. Widgets then start from the parsed
-settings. Cross-field rules (bands × rows ≤ num_perm, bands and rows from the tuner) are
-applied in change callbacks, before the next run draws the widgets.
+The address is read once per session, raw, and run through ``Settings.parse_query``: the
+user hears, in one warning, what a tampered or outdated link reset. From then on the
+widgets hold the settings (session state keyed by the field names) and every run writes
+the settings in force back to the address (``Settings.to_query()``), so the address bar,
+the Share link and the widgets can never disagree, and junk in a link does not stay in
+the address. Cross-field rules (bands × rows ≤ num_perm, bands and rows from the tuner)
+are applied in change callbacks, before the next run draws the widgets.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from nearsim.settings import FIELD_SPECS, Settings, tuned_bands_rows
+from nearsim.settings import FIELD_SPECS, Settings, fit_banding, tuned_bands_rows
 
 STEPS = {"threshold": 0.01, "fp_weight": 0.05, "n_docs": 100, "num_perm": 8}
 SECTIONS = {
@@ -31,7 +33,9 @@ SECTIONS = {
     "Banding (LSH)": ("threshold", "auto_tune", "fp_weight", "bands", "rows"),
     "SimHash": ("simhash_distance",),
 }
+SECTION_OF = {name: title for title, names in SECTIONS.items() for name in names}
 PROBLEMS = "_link_problems"
+NOTES = "_setting_notes"
 SEEDED = "_settings_seeded"
 
 
@@ -45,9 +49,14 @@ def seed(params: Mapping | None = None, *, announce: bool = True) -> tuple[Setti
     Parameters
     ----------
     params : mapping, optional
-        A query (str → str or list of str); default: this page's URL query.
+        A query (str → str or list of str); default: this page's address.
     announce : bool
         Keep the problems for :func:`show_problems` to display.
+
+    Returns
+    -------
+    (Settings, list of str)
+        The settings and what was reset.
     """
     raw = _query_dict(st.query_params if params is None else params)
     settings, problems = Settings.parse_query(raw)
@@ -58,23 +67,25 @@ def seed(params: Mapping | None = None, *, announce: bool = True) -> tuple[Setti
     return settings, problems
 
 
-def seed_from_address() -> None:
-    """Seed the settings from this page's address, once per session.
-
-    The address bar is then rewritten to hold only the settings in force, and the script
-    reruns before any widget is drawn: on a first load a widget bound to the URL takes the
-    link's raw value over the repaired one (``bands × rows`` over ``num_perm``), and junk
-    keys or escaped markup would otherwise stay in the address after the warning.
-    """
+def current_settings() -> Settings:
+    """The settings the widgets hold (the defaults where they cannot be used together)."""
     ss = st.session_state
-    if ss.get(SEEDED):
-        return
-    settings, _ = seed()
-    ss[SEEDED] = True
-    clean = settings.to_query()
-    if _query_dict(st.query_params) != {k: [v] for k, v in clean.items()}:
-        st.query_params.from_dict(clean)
-        st.rerun()
+    values = {name: ss.get(name, spec.default) for name, spec in FIELD_SPECS.items()}
+    try:
+        return Settings(**values)
+    except ValueError:
+        return Settings()
+
+
+def write_address(settings: Settings) -> None:
+    """Make the address bar hold exactly the settings in force (only what changed)."""
+    wanted = settings.to_query()
+    if _query_dict(st.query_params) != {k: [v] for k, v in wanted.items()}:
+        st.query_params.from_dict(wanted)
+
+
+def _note(name: str, text: str) -> None:
+    st.session_state.setdefault(NOTES, {})[SECTION_OF[name]] = text
 
 
 def _fix_banding(changed: str) -> None:
@@ -82,24 +93,31 @@ def _fix_banding(changed: str) -> None:
     ss = st.session_state
     if ss.get("auto_tune", True):
         return
+    keep = "rows" if changed == "rows" else "bands"
+    b, r = fit_banding(ss["bands"], ss["rows"], ss["num_perm"], keep=keep)
     k = ss["num_perm"]
-    b, r = min(ss["bands"], k), min(ss["rows"], k)
-    note = None
-    if b * r > k:
-        if changed == "rows":
-            b = max(1, k // r)
-            note = f"Bands lowered to {b} so that bands × rows ≤ {k}."
-        else:
-            r = max(1, k // b)
-            note = f"Rows per band lowered to {r} so that bands × rows ≤ {k}."
+    if b != ss["bands"] and changed != "bands":
+        _note("bands", f"Bands lowered to {b} so that bands × rows ≤ {k}.")
+    elif r != ss["rows"] and changed != "rows":
+        _note("rows", f"Rows per band lowered to {r} so that bands × rows ≤ {k}.")
     ss["bands"], ss["rows"] = b, r
-    if note:
-        ss["_banding_note"] = note
 
 
 def _on_change(name: str) -> None:
     ss = st.session_state
     ss[PROBLEMS] = []
+    spec = FIELD_SPECS[name]
+    if spec.kind == "int":  # a typed value out of range: say so, keep the last good one
+        try:
+            spec.coerce(ss[name])
+        except ValueError:
+            typed = ss[name]
+            ss[name] = ss.get("_good", {}).get(name, spec.default)
+            _note(
+                name,
+                f"{spec.label}: {typed} is not accepted ({spec.accepted()}); kept {ss[name]}.",
+            )
+            return
     if name == "auto_tune" and not ss["auto_tune"]:
         # start the manual choice from the tuner's
         ss["bands"], ss["rows"] = tuned_bands_rows(ss["threshold"], ss["num_perm"], ss["fp_weight"])
@@ -109,92 +127,66 @@ def _on_change(name: str) -> None:
 
 def _widget(name: str, container) -> None:
     spec = FIELD_SPECS[name]
-    kw = {
-        "key": name,
-        "help": spec.help,
-        "bind": "query-params",
-        "on_change": _on_change,
-        "args": (name,),
-    }
+    kw = {"key": name, "help": spec.help, "on_change": _on_change, "args": (name,)}
     if spec.kind == "bool":
-        container.toggle(spec.label, value=spec.default, **kw)
+        container.toggle(spec.label, **kw)
     elif spec.kind == "choice":
-        # no format_func: a bound radio writes the option as displayed into the URL, and the
-        # link must carry the same values as Settings.to_query()
-        container.radio(
-            spec.label,
-            spec.choices,
-            index=spec.choices.index(spec.default),
-            horizontal=True,
-            **kw,
-        )
+        container.radio(spec.label, spec.choices, format_func=spec.label_of, horizontal=True, **kw)
     elif spec.kind == "float":
         container.slider(
             spec.label,
             min_value=float(spec.low),
             max_value=float(spec.high),
-            value=float(spec.default),
             step=STEPS.get(name, 0.01),
             **kw,
         )
-    else:
-        container.number_input(
-            spec.label,
-            min_value=int(spec.low),
-            max_value=None if spec.high is None else int(spec.high),
-            value=int(spec.default),
-            step=STEPS.get(name, 1),
-            **kw,
-        )
+    else:  # no min/max: a value out of range is explained by _on_change, not a red box
+        container.number_input(spec.label, step=STEPS.get(name, 1), **kw)
 
 
-def sidebar() -> Settings:
-    """Draw every setting in the sidebar and return the validated Settings."""
+def sidebar() -> tuple[Settings, dict]:
+    """Draw every setting in the sidebar.
+
+    Returns
+    -------
+    settings : Settings
+        The validated settings in force.
+    slots : dict of str to container
+        One empty container at the top of each section, for a message about it.
+    """
     ss = st.session_state
-    seed_from_address()
+    if not ss.get(SEEDED):
+        seed()
+        ss[SEEDED] = True
+    settings = current_settings()
+    ss["_good"] = settings.to_dict()
     side = st.sidebar
+    notes = ss.pop(NOTES, {})
     slots = {}
     for title, names in SECTIONS.items():
         side.subheader(title)
         slots[title] = side.empty()
         for name in names:
-            if name in ("n_docs", "example_seed") and ss.get("source") != "example":
+            if name in ("n_docs", "example_seed") and settings.source != "example":
                 continue
-            if name in ("bands", "rows") and ss.get("auto_tune", True):
+            if name in ("bands", "rows") and settings.auto_tune:
                 continue
             _widget(name, side)
-        if title == "Banding (LSH)":
-            if ss.get("auto_tune", True):
-                b, r = tuned_bands_rows(ss["threshold"], ss["num_perm"], ss["fp_weight"])
-                side.caption(f"Tuned: **{b} bands × {r} rows** per band (b·r = {b * r}).")
-            note = ss.pop("_banding_note", None)
-            if note:
-                side.info(note)
-    ss["_error_slots"] = slots
-    values = {name: ss.get(name, spec.default) for name, spec in FIELD_SPECS.items()}
-    try:
-        return Settings(**values)
-    except ValueError as exc:
-        side.error(f"These settings cannot be used: {exc}. Using the defaults instead.")
-        return Settings()
+        if title == "Banding (LSH)" and settings.auto_tune:
+            b, r = settings.bands, settings.rows
+            side.caption(f"Tuned: **{b} bands × {r} rows** per band (b·r = {b * r}).")
+        if title in notes:
+            side.info(notes[title])
+    return settings, slots
 
 
-STAGE_SECTIONS = {
-    "shingles": "Shingles",
-    "signatures": "MinHash",
-    "candidates": "Banding (LSH)",
-    "exact": "Banding (LSH)",
-    "sample": "Banding (LSH)",
-    "evaluation": "Banding (LSH)",
-    "rates": "Banding (LSH)",
-    "simhash": "SimHash",
-}
+def show_stage_error(slots: dict, stage: str, message: str) -> None:
+    """Put a library error next to the inputs of the stage that raised it (the section of
+    the most specific setting the stage depends on)."""
+    from nearsim.pipeline import key_fields
 
-
-def show_stage_error(stage: str | None, message: str) -> None:
-    """Put a library error next to the inputs of the stage that raised it."""
-    slots = st.session_state.get("_error_slots") or {}
-    slot = slots.get(STAGE_SECTIONS.get(stage or "", ""), None)
+    fields = key_fields(stage)
+    slot = slots.get(SECTION_OF[fields[-1]]) if fields else None
     if slot is not None:
         slot.error(message, icon=":material/error:")
 

@@ -1,22 +1,31 @@
-"""Keep settings and pasted text in this browser's local storage.
+"""Keep settings, pasted text and the CSV file in this browser's local storage.
 
 Streamlit has no API for the browser's storage, so a tiny inline component (custom
 components v2: no build step, no files, nothing loaded from elsewhere) reads it once
-when the page opens and writes whatever Python hands it on each rerun. Documents other
-than pasted text are never stored, and nothing leaves the browser.
+when the page opens and writes whatever Python hands it on each rerun. The pasted text and
+an uploaded CSV file (with its chosen column) are kept, as seed 004 says, so a reload does
+not lose them; other files are not. Nothing leaves the browser.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
+from nearsim.settings import Settings
+
 SETTINGS_KEY = "nearsim.settings"
 PASTE_KEY = "nearsim.paste"
+CSV_KEY = "nearsim.csv"
 MAX_PASTE_CHARS = 2_000_000  # local storage holds about 5 MB per site
+MAX_CSV_BYTES = 2_000_000  # base64 makes it 2.7 MB
 COMPONENT_KEY = "nearsim_storage"
+KEYS = {"settings": SETTINGS_KEY, "paste": PASTE_KEY, "csv": CSV_KEY}
 
 _JS = """
 export default function(component) {
@@ -33,13 +42,15 @@ export default function(component) {
     // Read once per page load, before anything is written, and hand it to Python.
     if (!window.__nearsimStorageRead) {
         window.__nearsimStorageRead = true;
-        setStateValue("stored", { settings: read(SETTINGS_KEY), paste: read(PASTE_KEY) });
+        const kept = {};
+        for (const [name, key] of Object.entries(KEYS)) { kept[name] = read(key); }
+        setStateValue("stored", kept);
     }
     if (data && data.write) {
         for (const [k, v] of Object.entries(data.write)) { write(k, v); }
     }
 }
-""".replace("SETTINGS_KEY", json.dumps(SETTINGS_KEY)).replace("PASTE_KEY", json.dumps(PASTE_KEY))
+""".replace("KEYS", json.dumps(KEYS))
 
 
 @st.cache_resource
@@ -69,29 +80,77 @@ def stored() -> dict[str, Any] | None:
     return None
 
 
-def sync(write: dict[str, str | None] | None = None) -> dict[str, Any] | None:
-    """Mount the storage component; write ``write`` (key → value, None deletes).
+def _csv_value() -> str | None:
+    from . import state
+
+    upload = st.session_state.get(state.CSV_STATE)
+    if not upload or len(upload[1]) > MAX_CSV_BYTES:
+        return None
+    name, data = upload
+    column = st.session_state.get(state.CSV_COLUMN)
+    payload = {"name": name, "column": column, "data": base64.b64encode(data).decode("ascii")}
+    return json.dumps(payload)
+
+
+def restore(kept: dict[str, Any]) -> bool:
+    """Put the kept pasted text and CSV file back into the session (where it has none).
+
+    Returns
+    -------
+    bool
+        Whether anything was restored (the page should then run again).
+    """
+    from . import state
+
+    ss = st.session_state
+    changed = False
+    paste = kept.get("paste")
+    if isinstance(paste, str) and paste and not ss.get(state.PASTE_KEY):
+        ss[state.PASTE_KEY] = paste
+        changed = True
+    raw = kept.get("csv")
+    if isinstance(raw, str) and raw and not ss.get(state.CSV_STATE):
+        try:
+            payload = json.loads(raw)
+            data = base64.b64decode(payload["data"], validate=True)
+            name = str(payload["name"])
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            return changed  # a damaged entry is ignored (and overwritten by the next write)
+        ss[state.CSV_STATE] = (name, data)
+        if isinstance(payload.get("column"), str):
+            ss[state.CSV_COLUMN] = payload["column"]
+        changed = True
+    return changed
+
+
+def sync(settings: Settings) -> dict[str, Any] | None:
+    """Mount the storage component and write the current settings, paste and CSV.
 
     The whole current state is sent on every run (writing it again is harmless): a
     browser that skips an intermediate run's data still ends up with the latest values.
+    Nothing is written until the browser has said what it kept: a new tab would otherwise
+    replace the kept settings with the defaults before restoring them.
 
     Returns
     -------
     dict or None
-        ``{"settings": str | None, "paste": str | None}`` as stored when the page
-        opened (None until the browser has answered, and in tests without a browser).
+        What the browser had stored when the page opened (None until it has answered, and
+        in tests without a browser).
     """
-    if stored() is None:
-        # until the browser has said what it kept, write nothing: a new tab would otherwise
-        # replace the kept settings with the defaults before restoring them
-        write = {}
-    write = {
-        k: (v if v is None or len(v) <= MAX_PASTE_CHARS else None) for k, v in (write or {}).items()
-    }
+    from . import state
+
+    write: dict[str, str | None] = {}
+    if stored() is not None:
+        paste = st.session_state.get(state.PASTE_KEY) or None
+        write = {
+            SETTINGS_KEY: urlencode(settings.to_query()),
+            PASTE_KEY: paste if paste is None or len(paste) <= MAX_PASTE_CHARS else None,
+            CSV_KEY: _csv_value(),
+        }
     try:
         result = _component()(
             key=COMPONENT_KEY,
-            data={"write": write or {}},
+            data={"write": write},
             default={"stored": None},
             height=0,
             on_stored_change=lambda: None,

@@ -17,6 +17,17 @@ from .documents import (
 )
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
+from .export import (
+    Carry,
+    PeerConfig,
+    data_juicer_config,
+    datatrove_config,
+    dedup_argv,
+    dedup_command,
+    nemo_curator_config,
+    peer_configs,
+    text_dedup_config,
+)
 from .hamming import hamming_pairs, replay
 from .hash_health import broken_simhash, hash_health
 from .lsh import (
@@ -31,6 +42,7 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .presets import PRESETS, Preset, preset
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import SimHasher, hamming_distance
@@ -39,9 +51,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FIELD_SPECS",
+    "PRESETS",
+    "Carry",
     "Choice",
     "Evaluation",
     "MinHasher",
+    "PeerConfig",
+    "Preset",
     "Settings",
     "SimHasher",
     "TooManyPairsError",
@@ -53,6 +69,10 @@ __all__ = [
     "clusters",
     "compare_simhash",
     "csv_columns",
+    "data_juicer_config",
+    "datatrove_config",
+    "dedup_argv",
+    "dedup_command",
     "effective_threshold",
     "estimate_jaccard",
     "estimate_pairs",
@@ -65,7 +85,10 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "nemo_curator_config",
     "parse_paste",
+    "peer_configs",
+    "preset",
     "rate_by_band",
     "read_csv_column",
     "read_csv_column_rows",
@@ -75,5 +98,6 @@ __all__ = [
     "similarity_sample",
     "standard_error",
     "steepest_point",
+    "text_dedup_config",
     "tune",
 ]

@@ -299,7 +299,7 @@ def flatten_texts(
     -------
     FlatTexts
     """
-    check_shingle_options(kind, k)
+    check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
     norm = [
         normalize(
             t,

@@ -239,17 +239,17 @@ def check_mask(value: Any, n: int, name: str = "valid") -> np.ndarray:
 
 
 def check_signatures(value: Any, name: str = "signatures") -> np.ndarray:
-    """A signature matrix: a 2-D array of unsigned integers (uint32, or uint8), k ≥ 1.
+    """A signature matrix: a 2-D integer array (uint32, or uint8 for 1-byte), k ≥ 1.
 
     Returns
     -------
     ndarray, shape (n, k)
         The array itself (no copy).
     """
-    accepted = "a 2-D array of unsigned integers (n documents × num_perm values)"
+    accepted = "a 2-D integer array (n documents × num_perm values, uint32 or uint8)"
     if not isinstance(value, np.ndarray):
         raise _fail(name, value, accepted, wrong_type=True)
-    if value.dtype.kind != "u":
+    if value.dtype.kind not in "iu":
         raise _fail(name, value, accepted, wrong_type=True)
     if value.ndim != 2 or value.shape[1] == 0:
         raise _fail(name, value, accepted)
@@ -273,7 +273,7 @@ def check_pairs(
     n : int, optional
         Number of documents; rows must be below it.
     ordered : bool
-        Require ``i < j`` in every row (else only ``i != j``).
+        Require ``i < j`` in every row (else any two rows, in either order, even equal).
     unique : bool
         Require no pair to appear twice.
 
@@ -283,7 +283,7 @@ def check_pairs(
     """
     bound = f"0 ≤ i < j < {n}" if n is not None else "0 ≤ i < j"
     if not ordered:
-        bound = bound.replace("i < j", "i ≠ j")
+        bound = bound.replace("i < j", "i, j")
     accepted = f"an integer array of shape (m, 2) with {bound}" + (", no repeats" if unique else "")
     if isinstance(value, pd.DataFrame):
         if not {"i", "j"} <= set(value.columns):
@@ -309,7 +309,7 @@ def check_pairs(
     high = MAX_DOCS if n is None else n - 1
     if int(arr.min()) < 0 or int(arr.max()) > high:
         raise _fail(name, value, accepted)
-    bad = (i >= j) if ordered else (i == j)
+    bad = i >= j if ordered else np.zeros(0, dtype=bool)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
@@ -360,6 +360,22 @@ def check_texts(value: Any, name: str = "texts") -> list[str]:
                 f"{name}[{i}] is a {type(t).__name__}, which is not accepted; accepted: {accepted}"
             )
     return out
+
+
+def check_str(value: Any, name: str) -> str:
+    """A non-empty string (a path, a field name)."""
+    if not isinstance(value, str):
+        raise _fail(name, value, "a non-empty str", wrong_type=True)
+    if not value:
+        raise _fail(name, value, "a non-empty str")
+    return value
+
+
+def check_instance(value: Any, name: str, cls: type, accepted: str) -> Any:
+    """An instance of ``cls``; ``accepted`` names it in words (e.g. ``"a nearsim Settings"``)."""
+    if not isinstance(value, cls):
+        raise _fail(name, value, accepted, wrong_type=True)
+    return value
 
 
 def check_estimates(value: Any, m: int, name: str = "estimates") -> np.ndarray:

@@ -19,6 +19,17 @@ import numpy as np
 from numba import njit
 
 from ._arrays import unique_int
+from ._validation import (
+    MAX_PAIRS,
+    check_banding,
+    check_int,
+    check_mask,
+    check_num_perm,
+    check_signatures,
+    check_similarity,
+    check_threshold,
+    check_weight,
+)
 
 DEFAULT_MAX_PAIRS = 20_000_000
 """Default limit on distinct candidate pairs (320 MB as int64 pairs)."""
@@ -26,47 +37,6 @@ DEFAULT_MAX_PAIRS = 20_000_000
 
 class TooManyPairsError(ValueError):
     """Banding would produce more candidate pairs than the limit allows."""
-
-
-# -- validation ------------------------------------------------------------------------
-def _int_at_least(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name}={value!r} is not accepted; use an integer >= {low}")
-    return int(value)
-
-
-def _check_threshold(threshold) -> float:
-    msg = f"threshold={threshold!r} is not accepted; use a number strictly between 0 and 1"
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating)):
-        raise ValueError(msg)
-    t = float(threshold)
-    if not 0.0 < t < 1.0:
-        raise ValueError(msg)
-    return t
-
-
-def _check_weight(name: str, w) -> float:
-    if isinstance(w, bool) or not isinstance(w, (int, float, np.floating)) or not 0.0 <= w <= 1.0:
-        raise ValueError(f"{name}={w!r} is not accepted; use a number from 0 to 1")
-    return float(w)
-
-
-def check_banding(b, r, num_perm: int | None = None) -> tuple[int, int]:
-    """Validate bands ``b`` and rows per band ``r`` (and b·r <= num_perm when given).
-
-    Returns
-    -------
-    (int, int)
-        ``(b, r)`` as Python ints.
-    """
-    b = _int_at_least("bands b", b, 1)
-    r = _int_at_least("rows per band r", r, 1)
-    if num_perm is not None and b * r > num_perm:
-        raise ValueError(
-            f"bands × rows = {b} × {r} = {b * r} is more than the signature length "
-            f"num_perm={num_perm}; choose b and r with b·r <= {num_perm}"
-        )
-    return b, r
 
 
 # -- the S-curve -----------------------------------------------------------------------
@@ -80,17 +50,20 @@ def candidate_probability(s, b: int, r: int):
     b : int
         Number of bands (>= 1).
     r : int
-        Rows per band (>= 1).
+        Rows per band (>= 1), with b·r at most 4,096.
 
     Returns
     -------
     float or ndarray of float64
         ``1 - (1 - s**r)**b``, same shape as ``s``.
+
+    Examples
+    --------
+    >>> round(candidate_probability(0.8, 9, 13), 4)
+    0.4644
     """
     b, r = check_banding(b, r)
-    ss = np.asarray(s, dtype=np.float64)
-    if np.any(~np.isfinite(ss)) or np.any((ss < 0) | (ss > 1)):
-        raise ValueError(f"s={s!r} is not accepted; a similarity is between 0 and 1")
+    ss = check_similarity(s, "s")
     p = -np.expm1(b * np.log1p(-(ss**r))) if np.all(ss < 1) else 1.0 - (1.0 - ss**r) ** b
     return float(p) if np.ndim(p) == 0 else p
 
@@ -186,15 +159,15 @@ def false_positive_area(t: float, b: int, r: int) -> float:
     Parameters
     ----------
     t : float
-        Threshold, strictly between 0 and 1.
+        Threshold, in (0, 1].
     b, r : int
-        Bands and rows per band.
+        Bands and rows per band, b·r at most 4,096.
 
     Returns
     -------
     float
     """
-    t = _check_threshold(t)
+    t = check_threshold(t, "t")
     b, r = check_banding(b, r)
     return _areas(t, b, r)[0]
 
@@ -205,15 +178,15 @@ def false_negative_area(t: float, b: int, r: int) -> float:
     Parameters
     ----------
     t : float
-        Threshold, strictly between 0 and 1.
+        Threshold, in (0, 1].
     b, r : int
-        Bands and rows per band.
+        Bands and rows per band, b·r at most 4,096.
 
     Returns
     -------
     float
     """
-    t = _check_threshold(t)
+    t = check_threshold(t, "t")
     b, r = check_banding(b, r)
     return _areas(t, b, r)[1]
 
@@ -270,11 +243,11 @@ def tune(
     Parameters
     ----------
     threshold : float
-        Jaccard threshold t, strictly between 0 and 1.
+        Jaccard threshold t, in (0, 1].
     num_perm : int
-        Signature length k (>= 1).
+        Signature length k, 1 to 4,096.
     fp_weight, fn_weight : float
-        Weights (0 to 1) of the false-positive and false-negative areas.
+        Weights (0 to 1, summing to 1) of the false-positive and false-negative areas.
 
     Returns
     -------
@@ -292,12 +265,15 @@ def tune(
     >>> (best.b, best.r)
     (9, 13)
     """
-    t = _check_threshold(threshold)
-    k = _int_at_least("num_perm", num_perm, 1)
-    if k > 1 << 16:
-        raise ValueError(f"num_perm={num_perm!r} is not accepted; use an integer 1 to 65536")
-    wfp = _check_weight("fp_weight", fp_weight)
-    wfn = _check_weight("fn_weight", fn_weight)
+    t = check_threshold(threshold)
+    k = check_num_perm(num_perm)
+    wfp = check_weight(fp_weight, "fp_weight")
+    wfn = check_weight(fn_weight, "fn_weight")
+    if abs(wfp + wfn - 1.0) > 1e-9:
+        raise ValueError(
+            f"fp_weight + fn_weight = {wfp:g} + {wfn:g} = {wfp + wfn:g} is not accepted; "
+            "accepted: weights that sum to 1 (as datasketch requires)"
+        )
     # datasketch's enumeration order: b = 1..k, r = 1..k // b
     r_max = k // np.arange(1, k + 1)
     b = np.repeat(np.arange(1, k + 1), r_max)
@@ -410,20 +386,13 @@ def candidate_pairs(
     ndarray of int64, shape (m, 2)
         Pairs (i, j) with i < j, sorted lexicographically, no repeats.
     """
-    sig = np.asarray(signatures)
-    if sig.ndim != 2:
-        raise ValueError(f"signatures must be a 2-D array (n, num_perm), got shape {sig.shape}")
-    if sig.dtype.kind not in "ui":
-        raise ValueError(f"signatures must be an integer array, got dtype {sig.dtype}")
+    sig = check_signatures(signatures)
     n, k = sig.shape
     b, r = check_banding(b, r, k)
-    max_pairs = _int_at_least("max_pairs", max_pairs, 0)
+    max_pairs = check_int(max_pairs, "max_pairs", low=0, high=MAX_PAIRS)
     rows = np.arange(n, dtype=np.int64)
     if valid is not None:
-        valid = np.asarray(valid, dtype=bool)
-        if valid.shape != (n,):
-            raise ValueError(f"valid must have shape ({n},), got {valid.shape}")
-        rows = rows[valid]
+        rows = rows[check_mask(valid, n, "valid")]
     sub = np.ascontiguousarray(sig[rows])
     m = sub.shape[0]
     if m < 2:

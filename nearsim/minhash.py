@@ -21,11 +21,19 @@ import pandas as pd
 from numba import njit, prange
 
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
+from ._validation import (
+    ArgumentTypeError,
+    check_bool,
+    check_int,
+    check_num_perm,
+    check_pairs,
+    check_signatures,
+    check_similarity,
+)
 
 MERSENNE_P = (1 << 31) - 1
 EMPTY = np.uint32(0xFFFFFFFF)
 """Signature value of every position for a document with no shingles."""
-MAX_PERM = 1 << 16
 ONE_BYTE_CHANCE = 1.0 / 256.0
 """Chance that two different 1-byte values agree: the collision rate the estimator removes."""
 
@@ -107,22 +115,13 @@ def _agreement(signatures, left, right):
     return out
 
 
-def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}={value!r} is not accepted; use an integer >= {low}")
-    if value < low or (high is not None and value > high):
-        accepted = f"{low} to {high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name}={value!r} is not accepted; use an integer {accepted}")
-    return int(value)
-
-
 class MinHasher:
     """MinHash with ``num_perm`` seeded universal hash functions.
 
     Parameters
     ----------
     num_perm : int
-        Number of hash functions k (signature length), 1 to 65536.
+        Number of hash functions k (signature length), 1 to 4,096.
     seed : int
         Seed (>= 0) of the generator that draws a and b. MurmurHash3 always uses seed 0.
 
@@ -144,8 +143,8 @@ class MinHasher:
     p = MERSENNE_P
 
     def __init__(self, num_perm: int = 128, seed: int = 1):
-        self.num_perm = _check_int("num_perm", num_perm, 1, MAX_PERM)
-        self.seed = _check_int("seed", seed, 0)
+        self.num_perm = check_num_perm(num_perm)
+        self.seed = check_int(seed, "seed", low=0)
         rng = np.random.default_rng(self.seed)
         self.a = rng.integers(1, MERSENNE_P, size=self.num_perm, dtype=np.uint64)
         self.b = rng.integers(0, MERSENNE_P, size=self.num_perm, dtype=np.uint64)
@@ -186,8 +185,7 @@ class MinHasher:
             Minimum of each hash function over the shingles; every value is
             ``2**32 - 1`` when there are no shingles.
         """
-        if isinstance(shingles, (str, bytes)):
-            raise ValueError("signature() takes a list of shingles, not a single str")
+        _check_one_list(shingles, "shingles")
         return self.signatures([shingles])[0]
 
     def _empty_out(self, n: int, one_byte: bool) -> tuple[np.ndarray, np.uint32]:
@@ -215,6 +213,7 @@ class MinHasher:
         ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
             Row d equals ``signature(shingle_lists[d])``.
         """
+        one_byte = check_bool(one_byte, "one_byte")
         flat = shingle_lists if isinstance(shingle_lists, FlatShingles) else flatten(shingle_lists)
         out, mask = self._empty_out(flat.n_docs, one_byte)
         _signatures_flat(
@@ -253,6 +252,7 @@ class MinHasher:
         ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
             A text with no shingles gets a row of ``2**32 - 1``.
         """
+        one_byte = check_bool(one_byte, "one_byte")
         flat = flatten_texts(
             texts,
             kind=kind,
@@ -283,7 +283,7 @@ class MinHasher:
         pandas.DataFrame
             Columns ``i`` (int64), ``a``, ``b`` (uint64); at most ``num_perm`` rows.
         """
-        count = _check_int("count", count, 0)
+        count = check_int(count, "count", low=0)
         m = min(count, self.num_perm)
         return pd.DataFrame({"i": np.arange(m, dtype=np.int64), "a": self.a[:m], "b": self.b[:m]})
 
@@ -305,11 +305,9 @@ class MinHasher:
             (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
             Empty when there are no shingles.
         """
-        if isinstance(shingles, (str, bytes)):
-            raise ValueError("winners() takes a list of shingles, not a single str")
-        positions = _check_int("positions", positions, 1)
+        shingles = _check_one_list(shingles, "shingles")
+        positions = check_int(positions, "positions", low=1)
         m = min(positions, self.num_perm)
-        shingles = list(shingles)
         cols = ["position", "shingle", "index", "hash", "value"]
         if not shingles:
             return pd.DataFrame({c: [] for c in cols})
@@ -329,19 +327,38 @@ class MinHasher:
         )
 
 
-def _as_signature_pair(sig1, sig2) -> tuple[np.ndarray, np.ndarray]:
-    s1 = np.asarray(sig1)
-    s2 = np.asarray(sig2)
-    if s1.ndim != 1 or s2.ndim != 1:
-        raise ValueError(f"signatures must be 1-D arrays, got shapes {s1.shape} and {s2.shape}")
-    if s1.shape != s2.shape:
-        raise ValueError(
-            f"signatures have different widths ({s1.shape[0]} and {s2.shape[0]}); "
-            "compare signatures made with the same num_perm"
+def _check_one_list(shingles, name: str) -> list[str]:
+    """One document's shingles: a list (or tuple) of str."""
+    accepted = "a list of str (one document's shingles)"
+    if isinstance(shingles, str | bytes) or not isinstance(shingles, Sequence):
+        raise ArgumentTypeError(
+            f"{name}={type(shingles).__name__} is not accepted; accepted: {accepted}"
         )
-    if s1.size == 0:
-        raise ValueError("signatures are empty; num_perm must be at least 1")
-    return s1, s2
+    out = list(shingles)
+    if not all(isinstance(x, str) for x in out):
+        raise ArgumentTypeError(f"{name} holds a non-str shingle; accepted: {accepted}")
+    return out
+
+
+def _as_signature_pair(sig1, sig2) -> tuple[np.ndarray, np.ndarray]:
+    accepted = "two 1-D integer arrays of the same length (signatures of one MinHasher)"
+    pair = []
+    for name, sig in (("sig1", sig1), ("sig2", sig2)):
+        if not isinstance(sig, np.ndarray) or sig.dtype.kind not in "iu":
+            raise ArgumentTypeError(
+                f"{name}={type(sig).__name__} is not accepted; accepted: {accepted}"
+            )
+        if sig.ndim != 1 or sig.size == 0:
+            raise ValueError(
+                f"{name} has shape {sig.shape}, which is not accepted; accepted: {accepted}"
+            )
+        pair.append(sig)
+    if pair[0].shape != pair[1].shape:
+        raise ValueError(
+            f"sig1 and sig2 have lengths {pair[0].shape[0]} and {pair[1].shape[0]}, which is "
+            f"not accepted; accepted: {accepted}"
+        )
+    return pair[0], pair[1]
 
 
 def correct_one_byte(agreement):
@@ -395,20 +412,16 @@ def estimate_pairs(signatures: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     signatures : ndarray of uint32 (or uint8), shape (n, k)
-    pairs : ndarray of int64, shape (m, 2)
-        Row indices.
+    pairs : ndarray of int, shape (m, 2)
+        Row indices, 0 <= i, j < n and i != j (repeats allowed).
 
     Returns
     -------
     ndarray of float64, shape (m,)
         As :func:`estimate_jaccard` for each pair (corrected for uint8 signatures).
     """
-    sig = np.asarray(signatures)
-    if sig.ndim != 2 or sig.shape[1] == 0:
-        raise ValueError(f"signatures must be a 2-D array (n, k), got shape {sig.shape}")
-    pr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    if pr.size and (pr.min() < 0 or pr.max() >= sig.shape[0]):
-        raise ValueError(f"pairs refer to rows outside 0 .. {sig.shape[0] - 1} of the signatures")
+    sig = check_signatures(signatures)
+    pr = check_pairs(pairs, "pairs", n=sig.shape[0], ordered=False, unique=False)
     share = _agreement(np.ascontiguousarray(sig), pr[:, 0].copy(), pr[:, 1].copy())
     if sig.dtype == np.uint8:
         return correct_one_byte(share)
@@ -432,11 +445,9 @@ def standard_error(j, num_perm: int, *, one_byte: bool = False):
     -------
     float or ndarray of float64
     """
-    num_perm = _check_int("num_perm", num_perm, 1)
-    jj = np.asarray(j, dtype=np.float64)
-    if np.any(~np.isfinite(jj)) or np.any((jj < 0) | (jj > 1)):
-        raise ValueError(f"j={j!r} is not accepted; a Jaccard similarity is between 0 and 1")
-    if one_byte:
+    num_perm = check_int(num_perm, "num_perm", low=1)
+    jj = check_similarity(j, "j")
+    if check_bool(one_byte, "one_byte"):
         p = jj + (1 - jj) * ONE_BYTE_CHANCE
         se = np.sqrt(p * (1 - p) / num_perm) / (1 - ONE_BYTE_CHANCE)
     else:

@@ -1,33 +1,269 @@
-"""The pipeline as plain functions of (documents, Settings).
+"""The pipeline's stages, declared once, and a runner that computes any of them.
 
 documents → shingles → signatures → band candidates → exact pairs → evaluation → clusters,
-plus the similarity sample for the measured-rate chart and SimHash for the comparison.
-Each stage takes the previous stage's output and only the settings it uses
-(:data:`STAGE_FIELDS` names them), so a caller can cache every stage on its own, keyed on
-a digest of the documents plus those settings: moving bands or rows never recomputes the
-signatures or the join. The app wraps each stage in a cache; :func:`run` runs them all.
+plus the validity mask (``min_shingles``), the interned tokens of the exact join, the
+similarity sample, SimHash and the Compare view's figures.
+
+Each :class:`Stage` names its function, the stages it reads and the settings it uses
+directly. A stage's cache key is the documents' digest plus :func:`key_fields` — its own
+settings and, transitively, those of every stage it reads — so moving bands or rows never
+recomputes the signatures or the join, a threshold step never re-cuts a shingle, and a
+change of ``min_shingles`` only recomputes the mask and what reads it.
+
+Who runs the stages:
+
+- :class:`Runner` (and :func:`run`) on one list of texts, memoising in a dict, or in any
+  cache it is handed through ``fetch`` (the explorer wraps every stage in its own
+  Streamlit cache this way);
+- the command line, on a whole corpus, runs the row-wise stages (:data:`ROW_STAGES`) batch
+  by batch and the rest over the concatenated signatures;
+- the Dask engine runs the row-wise stages in its workers, partition by partition.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
-from .clusters import clusters
+from ._validation import check_choice, check_texts
+from .clusters import check_clusters, clusters
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
 from .exact import warm_up as _warm_up_exact
 from .hamming import replay
 from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
-from .minhash import EMPTY, MinHasher, estimate_pairs
-from .settings import Settings
+from .minhash import MinHasher, estimate_pairs
+from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
+
+SIMHASH_SEED = 1
+"""SimHash fingerprints use one fixed seed: the Compare view is about the method."""
+COMPARE_MAX_DISTANCE = 24
+BROKEN_DISTANCE = 12
+"""The distance seed 000's filter used with its broken hash."""
+
+
+# -- what flows between stages ------------------------------------------------------------
+@dataclass(frozen=True)
+class Shingled:
+    """Every document's distinct shingles.
+
+    Attributes
+    ----------
+    flat : FlatShingles
+        Shingles as spans of one UTF-8 buffer (no Python object per shingle).
+    counts : ndarray of int64, shape (n,)
+        Distinct shingles per document.
+    """
+
+    flat: FlatShingles
+    counts: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.shape[0])
+
+    def shingles_of(self, doc: int) -> list[str]:
+        """One document's shingles as Python strings."""
+        if not 0 <= doc < self.n:
+            raise ValueError(f"doc={doc} is not accepted; accepted: 0 to {self.n - 1}")
+        return decode(self.flat, doc)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Band candidates and their MinHash estimates.
+
+    Attributes
+    ----------
+    pairs : ndarray of int64, shape (m, 2)
+        Candidate pairs, i < j, sorted.
+    estimates : ndarray of float64, shape (m,)
+        Share of equal signature positions of each pair.
+    """
+
+    pairs: np.ndarray
+    estimates: np.ndarray
+
+
+def _used(flat: FlatShingles, counts: np.ndarray, valid: np.ndarray) -> FlatShingles:
+    """The shingles with the documents outside ``valid`` emptied."""
+    if valid.all():
+        return flat
+    keep = np.repeat(valid, counts)
+    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.where(valid, counts, 0), out=offsets[1:])
+    return FlatShingles(flat.buf, flat.starts[keep], flat.ends[keep], offsets)
+
+
+# -- the stage functions: (settings, inputs...) -> value ----------------------------------
+def shingle_stage(settings: Settings, texts: Sequence[str]) -> Shingled:
+    """Cut every document's distinct shingles (compiled code)."""
+    flat = text_shingles(texts, **settings.shingle_options())
+    return Shingled(flat, np.diff(flat.doc_offsets))
+
+
+def valid_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
+    """Documents with at least ``max(min_shingles, 1)`` shingles get a signature; the
+    others are in no pair (and are reported).
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
+    return shingles.counts >= max(settings.min_shingles, 1)
+
+
+def tokens_stage(settings: Settings, shingles: Shingled, valid: np.ndarray) -> FlatShingles:
+    """The exact join's input: the used documents' shingles."""
+    return _used(shingles.flat, shingles.counts, valid)
+
+
+def signature_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
+    """MinHash signatures of every document (a document without shingles: all 2³² − 1).
+
+    Returns
+    -------
+    ndarray of uint32, shape (n, num_perm)
+    """
+    return MinHasher(settings.num_perm, settings.hash_seed).signatures(shingles.flat)
+
+
+def candidate_stage(settings: Settings, signatures: np.ndarray, valid: np.ndarray) -> Candidates:
+    """Pairs of used documents equal on at least one whole band, with their estimates.
+
+    Raises
+    ------
+    ValueError
+        ``TooManyPairsError`` when the banding would make more pairs than memory allows.
+    """
+    pairs = candidate_pairs(signatures, settings.bands, settings.rows, valid=valid)
+    return Candidates(pairs, estimate_pairs(signatures, pairs))
+
+
+def accepted_stage(settings: Settings, candidates: Candidates) -> np.ndarray:
+    """The second step: candidates whose MinHash estimate reaches the threshold.
+
+    Returns
+    -------
+    ndarray of int64, shape (a, 2)
+    """
+    return candidates.pairs[candidates.estimates >= settings.threshold]
+
+
+def cluster_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Clusters (connected components) of the accepted pairs: a label per document."""
+    return clusters(valid.shape[0], accepted)
+
+
+def exact_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
+    """Every pair of used documents with exact Jaccard ≥ threshold (the ground truth)."""
+    return exact_pairs(tokens, settings.threshold)
+
+
+def sample_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
+    """Exact similarities across the whole range (the measured-rate chart's pairs)."""
+    return similarity_sample(tokens, threshold=settings.threshold, seed=0)
+
+
+def evaluation_stage(settings: Settings, exact: pd.DataFrame, candidates: Candidates) -> Evaluation:
+    """Recall and precision of the candidates, before and after the estimate filter."""
+    return evaluate(exact, candidates.pairs, candidates.estimates, settings.threshold)
+
+
+def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates) -> pd.DataFrame:
+    """Measured candidate rate per 0.05 bin of similarity, with the S-curve's expectation."""
+    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
+
+
+def check_stage(settings: Settings, clusters: np.ndarray, tokens: FlatShingles):
+    """Every cluster member checked against its cluster's first document."""
+    return check_clusters(clusters, tokens, settings.threshold)
+
+
+def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
+    """64-bit SimHash fingerprints (uint64, shape (n,))."""
+    return SimHasher(SIMHASH_SEED).fingerprints(shingles.flat)
+
+
+def broken_stage(settings: Settings, texts: Sequence[str]) -> np.ndarray:
+    """Seed 000's broken 31-bit hash of every text, for the hash-health lesson."""
+    return broken_simhash(texts)
+
+
+def compare_stage(
+    settings: Settings,
+    fingerprints: np.ndarray,
+    exact: pd.DataFrame,
+    candidates: Candidates,
+    valid: np.ndarray,
+):
+    """SimHash recall and precision at every distance, next to MinHash LSH."""
+    return compare_simhash(
+        fingerprints,
+        exact,
+        settings.threshold,
+        candidates.pairs,
+        max_distance=COMPARE_MAX_DISTANCE,
+        valid=valid,
+    )
+
+
+def health_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray):
+    """Hash health of our SimHash: mean distance of unrelated documents, stuck bits."""
+    return hash_health(fingerprints[valid])
+
+
+def broken_health_stage(settings: Settings, broken: np.ndarray, valid: np.ndarray):
+    """Hash health of seed 000's hash on the same documents."""
+    return hash_health(broken[valid])
+
+
+def replay_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Documents a one-by-one SimHash filter at ``simhash_distance`` would keep."""
+    return replay(fingerprints[valid], settings.simhash_distance)
+
+
+def broken_replay_stage(settings: Settings, broken: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Documents seed 000's filter (broken hash, distance 12) would keep."""
+    return replay(broken[valid], BROKEN_DISTANCE)
+
+
+# -- the graph ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the pipeline.
+
+    Attributes
+    ----------
+    name : str
+    compute : callable
+        ``compute(settings, **inputs)``; ``inputs`` maps each name in :attr:`inputs` to
+        that stage's value (``"texts"`` is the documents themselves).
+    inputs : tuple of str
+        The stages it reads.
+    fields : tuple of str
+        The Settings fields it uses directly.
+    label : str
+        What it is doing, for a progress line.
+    slow : bool
+        Can take more than a second on 20,000 documents.
+    """
+
+    name: str
+    compute: Callable[..., Any]
+    inputs: tuple[str, ...]
+    fields: tuple[str, ...]
+    label: str
+    slow: bool = False
+
 
 SHINGLE_FIELDS = (
     "shingle_kind",
@@ -35,20 +271,86 @@ SHINGLE_FIELDS = (
     "lowercase",
     "remove_punctuation",
     "collapse_whitespace",
-    "min_shingles",
 )
-STAGE_FIELDS: dict[str, tuple[str, ...]] = {
-    "shingles": SHINGLE_FIELDS,
-    "signatures": (*SHINGLE_FIELDS, "num_perm", "hash_seed"),
-    "candidates": (*SHINGLE_FIELDS, "num_perm", "hash_seed", "bands", "rows"),
-    "exact": (*SHINGLE_FIELDS, "threshold"),
-    "sample": (*SHINGLE_FIELDS, "threshold"),
-    "evaluation": (*SHINGLE_FIELDS, "num_perm", "hash_seed", "bands", "rows", "threshold"),
-    "simhash": SHINGLE_FIELDS,
-}
-"""The settings each stage depends on (its cache key, with the documents' digest)."""
 
-SIMHASH_SEED = 1
+STAGES: dict[str, Stage] = {
+    s.name: s
+    for s in (
+        Stage("shingles", shingle_stage, ("texts",), SHINGLE_FIELDS, "Cutting shingles", True),
+        Stage("valid", valid_stage, ("shingles",), ("min_shingles",), "Applying the minimum"),
+        Stage("tokens", tokens_stage, ("shingles", "valid"), (), "Preparing the exact join"),
+        Stage("signatures", signature_stage, ("shingles",), ("num_perm", "hash_seed"),
+              "Computing MinHash signatures", True),
+        Stage("candidates", candidate_stage, ("signatures", "valid"), ("bands", "rows"),
+              "Banding"),
+        Stage("accepted", accepted_stage, ("candidates",), ("threshold",),
+              "Keeping candidates whose estimate reaches t"),
+        Stage("clusters", cluster_stage, ("accepted", "valid"), (), "Grouping clusters"),
+        Stage("exact", exact_stage, ("tokens",), ("threshold",),
+              "Exact ground truth (similarity join)", True),
+        Stage("sample", sample_stage, ("tokens",), ("threshold",),
+              "Exact similarities across the whole range", True),
+        Stage("evaluation", evaluation_stage, ("exact", "candidates"), ("threshold",),
+              "Scoring the candidates"),
+        Stage("rates", rate_stage, ("sample", "candidates"), (),
+              "Measuring candidate rates by similarity"),
+        Stage("check", check_stage, ("clusters", "tokens"), ("threshold",),
+              "Checking clusters against their first documents", True),
+        Stage("fingerprints", fingerprint_stage, ("shingles",), (),
+              "Computing SimHash fingerprints", True),
+        Stage("broken", broken_stage, ("texts",), (), "Seed 000's hash", True),
+        Stage("compare", compare_stage, ("fingerprints", "exact", "candidates", "valid"), (),
+              "SimHash against exact Jaccard at every distance", True),
+        Stage("health", health_stage, ("fingerprints", "valid"), (), "Hash health"),
+        Stage("broken_health", broken_health_stage, ("broken", "valid"), (),
+              "Hash health of seed 000's hash"),
+        Stage("replay", replay_stage, ("fingerprints", "valid"), ("simhash_distance",),
+              "Replaying documents one by one"),
+        Stage("broken_replay", broken_replay_stage, ("broken", "valid"), (),
+              "Replaying with seed 000's hash"),
+    )
+}  # fmt: skip
+"""Every stage, each after the stages it reads."""
+
+ROW_STAGES = ("shingles", "valid", "signatures")
+"""Stages computed row by row: a corpus can run them batch by batch (or partition by
+partition) and concatenate the results."""
+
+_ORDER = {name: i for i, name in enumerate(FIELD_SPECS)}
+
+
+def key_fields(stage: str) -> tuple[str, ...]:
+    """Every Settings field a stage's value depends on, directly or through its inputs.
+
+    Parameters
+    ----------
+    stage : str
+        A name in :data:`STAGES`.
+
+    Returns
+    -------
+    tuple of str
+        In Settings field order.
+
+    Examples
+    --------
+    >>> key_fields("candidates")
+    ('shingle_kind', 'shingle_k', 'lowercase', 'remove_punctuation', 'collapse_whitespace', \
+'min_shingles', 'num_perm', 'hash_seed', 'bands', 'rows')
+    """
+    check_choice(stage, "stage", tuple(STAGES))
+    fields: set[str] = set()
+    todo = [stage]
+    while todo:
+        s = STAGES[todo.pop()]
+        fields.update(s.fields)
+        todo.extend(i for i in s.inputs if i in STAGES)
+    return tuple(sorted(fields, key=_ORDER.__getitem__))
+
+
+def stage_key(settings: Settings, stage: str) -> tuple:
+    """The values of the settings a stage depends on, in a fixed order (hashable)."""
+    return tuple(getattr(settings, f) for f in key_fields(stage))
 
 
 def digest(texts: Sequence[str]) -> str:
@@ -72,176 +374,87 @@ def digest(texts: Sequence[str]) -> str:
     return h.hexdigest()[:16]
 
 
-def stage_key(settings: Settings, stage: str) -> tuple:
-    """The values of the settings a stage uses, in a fixed order (hashable)."""
-    return tuple(getattr(settings, f) for f in STAGE_FIELDS[stage])
+Fetch = Callable[[str, "Runner"], Any]
 
 
-@dataclass(frozen=True)
-class Shingled:
-    """Every document's distinct shingles, and which documents are used.
-
-    Attributes
-    ----------
-    flat : FlatShingles
-        Shingles as spans of one UTF-8 buffer (no Python object per shingle).
-    counts : ndarray of int64, shape (n,)
-        Distinct shingles per document.
-    valid : ndarray of bool, shape (n,)
-        Documents with at least ``max(min_shingles, 1)`` shingles: they get a signature;
-        the others are left out of every pair (and reported).
-    """
-
-    flat: FlatShingles
-    counts: np.ndarray
-    valid: np.ndarray
-
-    @property
-    def n(self) -> int:
-        return int(self.counts.shape[0])
-
-    def shingles_of(self, doc: int) -> list[str]:
-        """One document's shingles as Python strings."""
-        if not 0 <= doc < self.n:
-            raise ValueError(f"document {doc} does not exist; there are {self.n} documents")
-        return decode(self.flat, doc)
-
-    def sets(self) -> list[list[str]]:
-        """Python shingle lists of the valid documents ([] for the others)."""
-        return [decode(self.flat, d) if self.valid[d] else [] for d in range(self.n)]
-
-    def used(self) -> FlatShingles:
-        """The shingles with the documents below the minimum emptied."""
-        if self.valid.all():
-            return self.flat
-        f = self.flat
-        keep = np.repeat(self.valid, self.counts)
-        counts = np.where(self.valid, self.counts, 0)
-        offsets = np.zeros(self.n + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        return FlatShingles(f.buf, f.starts[keep], f.ends[keep], offsets)
-
-
-def shingle_stage(texts: Sequence[str], settings: Settings) -> Shingled:
-    """Cut every document's distinct shingles (compiled code).
+class Runner:
+    """Computes stages for one list of texts and one Settings, each stage once.
 
     Parameters
     ----------
-    texts : sequence of str, length n
-    settings : Settings
-        Uses the fields in ``STAGE_FIELDS["shingles"]``.
+    texts : sequence of str
+        The documents.
+    settings : Settings, optional
+        Defaults to ``Settings()``.
+    fetch : callable, optional
+        ``fetch(stage, runner)`` returns the stage's value, e.g. from a cache keyed on
+        ``(stage, runner.digest, stage_key(runner.settings, stage))``, calling
+        ``runner.compute(stage)`` on a miss. Without it, values are kept in a dict for the
+        life of the runner.
+    digest : str, optional
+        :func:`digest` of the texts, when already known.
 
-    Returns
-    -------
-    Shingled
-    """
-    flat = text_shingles(texts, **settings.shingle_options())
-    counts = np.diff(flat.doc_offsets)
-    valid = counts >= max(settings.min_shingles, 1)
-    return Shingled(flat, counts, valid)
-
-
-def signature_stage(shingled: Shingled, settings: Settings) -> np.ndarray:
-    """MinHash signatures; documents below the minimum get a row of ``2**32 - 1``.
-
-    Returns
-    -------
-    ndarray of uint32, shape (n, num_perm)
-    """
-    sig = MinHasher(settings.num_perm, settings.hash_seed).signatures(shingled.flat)
-    sig[~shingled.valid] = EMPTY
-    return sig
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """Band candidates and their MinHash estimates.
-
-    Attributes
-    ----------
-    pairs : ndarray of int64, shape (m, 2)
-        Candidate pairs, i < j, sorted.
-    estimates : ndarray of float64, shape (m,)
-        Share of equal signature positions of each pair.
+    Examples
+    --------
+    >>> texts = ["the cat sat on the mat", "the cat sat on the mat!", "a dog barked"]
+    >>> Runner(texts, Settings(threshold=0.5)).get("exact")[["i", "j"]].values.tolist()
+    [[0, 1]]
     """
 
-    pairs: np.ndarray
-    estimates: np.ndarray
+    def __init__(
+        self,
+        texts: Sequence[str],
+        settings: Settings | None = None,
+        *,
+        fetch: Fetch | None = None,
+        digest: str | None = None,
+    ):
+        self.texts = texts if isinstance(texts, list) else check_texts(texts)
+        if settings is not None and not isinstance(settings, Settings):
+            raise ValueError(f"settings={settings!r} is not accepted; accepted: a Settings")
+        self.settings = settings or Settings()
+        self._fetch = fetch
+        self._digest = digest
+        self._memo: dict[str, Any] = {}
 
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = digest(self.texts)
+        return self._digest
 
-def candidate_stage(signatures: np.ndarray, shingled: Shingled, settings: Settings) -> Candidates:
-    """Pairs equal on at least one whole band, with their estimates.
+    @property
+    def n(self) -> int:
+        return len(self.texts)
 
-    Raises
-    ------
-    ValueError
-        ``TooManyPairsError`` when the banding would make more pairs than memory allows.
-    """
-    pairs = candidate_pairs(signatures, settings.bands, settings.rows, valid=shingled.valid)
-    return Candidates(pairs, estimate_pairs(signatures, pairs))
+    def key(self, stage: str) -> tuple:
+        """``(digest, stage_key(settings, stage))``: what identifies the stage's value."""
+        return (self.digest, stage_key(self.settings, stage))
 
+    def get(self, stage: str) -> Any:
+        """The value of a stage (computed once, or fetched)."""
+        if stage == "texts":
+            return self.texts
+        check_choice(stage, "stage", tuple(STAGES))
+        if self._fetch is not None:
+            return self._fetch(stage, self)
+        if stage not in self._memo:
+            self._memo[stage] = self.compute(stage)
+        return self._memo[stage]
 
-def exact_stage(shingled: Shingled, settings: Settings) -> pd.DataFrame:
-    """Every pair of used documents with exact Jaccard >= threshold (the ground truth).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns i, j, jaccard, as :func:`nearsim.exact_pairs`.
-    """
-    return exact_pairs(shingled.used(), settings.threshold)
-
-
-def sample_stage(shingled: Shingled, settings: Settings, seed: int = 0) -> pd.DataFrame:
-    """Pairs across the whole similarity range for the measured-rate chart.
-
-    Returns
-    -------
-    pandas.DataFrame
-        As :func:`nearsim.exact.similarity_sample`.
-    """
-    return similarity_sample(shingled.used(), threshold=settings.threshold, seed=seed)
-
-
-def evaluation_stage(exact: pd.DataFrame, candidates: Candidates, settings: Settings) -> Evaluation:
-    """Recall and precision of the candidates, before and after the estimate filter."""
-    return evaluate(exact, candidates.pairs, candidates.estimates, settings.threshold)
-
-
-def rate_stage(sample: pd.DataFrame, candidates: Candidates, settings: Settings) -> pd.DataFrame:
-    """Measured candidate rate per 0.05 band of similarity, with the S-curve's expectation."""
-    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
-
-
-def cluster_stage(n: int, evaluation: Evaluation) -> np.ndarray:
-    """Clusters of the accepted candidates (estimate >= threshold).
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        A label per document.
-    """
-    table = evaluation.candidate_table
-    accepted = table.loc[table["accepted"], ["i", "j"]].to_numpy(np.int64)
-    return clusters(n, accepted)
-
-
-def simhash_stage(shingled: Shingled) -> np.ndarray:
-    """64-bit SimHash fingerprints of the used documents (0 for the others).
-
-    Returns
-    -------
-    ndarray of uint64, shape (n,)
-    """
-    return SimHasher(SIMHASH_SEED).fingerprints(shingled.used())
+    def compute(self, stage: str) -> Any:
+        """Compute a stage from its inputs (each got with :meth:`get`)."""
+        s = STAGES[stage]
+        return s.compute(self.settings, **{name: self.get(name) for name in s.inputs})
 
 
 @dataclass(frozen=True)
 class Result:
-    """Everything :func:`run` computes."""
+    """The main stages' values, as :func:`run` computes them."""
 
     settings: Settings
-    shingled: Shingled
+    shingles: Shingled
+    valid: np.ndarray
     signatures: np.ndarray
     candidates: Candidates
     exact: pd.DataFrame
@@ -250,7 +463,7 @@ class Result:
 
 
 def run(texts: Sequence[str], settings: Settings | None = None) -> Result:
-    """Apply settings to a corpus: every stage from shingles to clusters.
+    """Apply settings to a list of documents: every stage from shingles to clusters.
 
     Parameters
     ----------
@@ -262,14 +475,17 @@ def run(texts: Sequence[str], settings: Settings | None = None) -> Result:
     -------
     Result
     """
-    settings = settings or Settings()
-    shingled = shingle_stage(texts, settings)
-    sig = signature_stage(shingled, settings)
-    cand = candidate_stage(sig, shingled, settings)
-    exact = exact_stage(shingled, settings)
-    ev = evaluation_stage(exact, cand, settings)
-    labels = cluster_stage(shingled.n, ev)
-    return Result(settings, shingled, sig, cand, exact, ev, labels)
+    r = Runner(texts, settings)
+    return Result(
+        r.settings,
+        r.get("shingles"),
+        r.get("valid"),
+        r.get("signatures"),
+        r.get("candidates"),
+        r.get("exact"),
+        r.get("evaluation"),
+        r.get("clusters"),
+    )
 
 
 def warm_up() -> None:
@@ -287,15 +503,9 @@ def warm_up() -> None:
         "",
     ] * 3
     for kind, k in (("char", 5), ("word", 2)):
-        settings = Settings(shingle_kind=kind, shingle_k=k, threshold=0.5)
-        result = run(texts, settings)
+        runner = Runner(texts, Settings(shingle_kind=kind, shingle_k=k, threshold=0.5))
+        for stage in STAGES:
+            runner.get(stage)
         MinHasher(16).text_signatures(texts, kind=kind, k=k, one_byte=True)
         SimHasher(SIMHASH_SEED).text_fingerprints(texts, kind=kind, k=k)
-        sample_stage(result.shingled, settings)
-        fps = simhash_stage(result.shingled)
-        compare_simhash(fps, result.exact, 0.5, result.candidates.pairs, max_distance=24)
-        hash_health(fps)
-        replay(fps, 3)
-        replay(fps, 12)
-    broken_simhash(texts)
     _warm_up_exact()

@@ -14,7 +14,6 @@ link.
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,7 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["FIELD_SPECS", "FieldSpec", "Settings", "tuned_bands_rows"]
+from ._validation import check_bool, check_choice, check_float, check_int
+
+__all__ = ["FIELD_SPECS", "FieldSpec", "Settings", "fit_banding", "tuned_bands_rows"]
 
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -75,6 +76,8 @@ class FieldSpec:
         Inclusive bounds for numbers (None: unbounded).
     choices : tuple of str
         Accepted values of a ``"choice"`` field.
+    choice_labels : tuple of str
+        What to show for each choice (same order); the values themselves by default.
     note : str
         A constraint not captured by the bounds (e.g. bands × rows ≤ num_perm).
     """
@@ -87,7 +90,13 @@ class FieldSpec:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    choice_labels: tuple[str, ...] = ()
     note: str = ""
+
+    def label_of(self, choice: str) -> str:
+        """The label shown for one of the choices."""
+        labels = self.choice_labels or self.choices
+        return labels[self.choices.index(choice)]
 
     @property
     def option(self) -> str:
@@ -126,34 +135,21 @@ class FieldSpec:
         Raises
         ------
         ValueError
-            Naming the field, the value and what is accepted.
+            Naming the field, the value and what is accepted (``ArgumentTypeError``, also
+            a ``TypeError``, for a value of the wrong type).
         """
-        bad = ValueError(f"{self.name}={_repr(value)} is not accepted; accepted: {self.accepted()}")
-        if self.kind == "choice":
-            if not isinstance(value, str) or value not in self.choices:
-                raise bad
-            return str(value)
-        if self.kind == "bool":
-            if not isinstance(value, bool | np.bool_):
-                raise bad
-            return bool(value)
-        if self.kind == "int":
-            if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-                raise bad
-            number: Any = int(value)
-        else:
-            if isinstance(value, bool | np.bool_) or not isinstance(
-                value, int | float | np.integer | np.floating
-            ):
-                raise bad
-            number = float(value) + 0.0  # -0.0 becomes 0.0
-            if not math.isfinite(number):
-                raise bad
-        if (self.low is not None and number < self.low) or (
-            self.high is not None and number > self.high
-        ):
-            raise bad
-        return number
+        try:
+            if self.kind == "choice":
+                return check_choice(value, self.name, self.choices)
+            if self.kind == "bool":
+                return check_bool(value, self.name)
+            if self.kind == "int":
+                return check_int(value, self.name, low=self.low, high=self.high)
+            return check_float(value, self.name, low=self.low, high=self.high)
+        except ValueError as exc:  # one wording: what this field accepts, with its note
+            raise type(exc)(
+                f"{self.name}={_repr(value)} is not accepted; accepted: {self.accepted()}"
+            ) from None
 
     def parse(self, text: str) -> Any:
         """Read a query value; return the Python value or raise ``ValueError``."""
@@ -191,6 +187,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             "Where the documents come from: a generated example, pasted text, a column "
             "of a CSV file, or text/Markdown/HTML files.",
             choices=("example", "paste", "csv", "files"),
+            choice_labels=("Example", "Paste", "CSV", "Files"),
         ),
         FieldSpec(
             "n_docs", "int", 2000, "Example size",
@@ -207,6 +204,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             "shingle_kind", "choice", "char", "Shingles",
             "Character k-grams (robust to typos; good for short text) or word k-grams.",
             choices=("char", "word"),
+            choice_labels=("characters", "words"),
         ),
         FieldSpec(
             "shingle_k", "int", 5, "Shingle length (characters or words)",
@@ -310,6 +308,42 @@ def tuned_bands_rows(threshold: float, num_perm: int, fp_weight: float) -> tuple
 
     best = tune(threshold, num_perm, fp_weight, 1.0 - fp_weight)[0]
     return int(best.b), int(best.r)
+
+
+def fit_banding(bands: int, rows: int, num_perm: int, keep: str = "bands") -> tuple[int, int]:
+    """The one repair rule for a banding that does not fit the signature.
+
+    The field named by ``keep`` stays (capped at ``num_perm``) and the other becomes the
+    largest value with ``bands × rows ≤ num_perm``. A Share link keeps its bands; a widget
+    keeps the value the user just changed.
+
+    Parameters
+    ----------
+    bands, rows : int
+        Both ≥ 1.
+    num_perm : int
+        Signature length.
+    keep : {"bands", "rows"}
+
+    Returns
+    -------
+    (int, int)
+        ``(bands, rows)``, unchanged when they already fit.
+
+    Examples
+    --------
+    >>> fit_banding(20, 10, 128)
+    (20, 6)
+    >>> fit_banding(20, 10, 128, keep="rows")
+    (12, 10)
+    """
+    check_choice(keep, "keep", ("bands", "rows"))
+    bands, rows = min(bands, num_perm), min(rows, num_perm)
+    if bands * rows <= num_perm:
+        return bands, rows
+    if keep == "bands":
+        return bands, max(1, num_perm // bands)
+    return max(1, num_perm // rows), rows
 
 
 @dataclass(frozen=True)
@@ -506,8 +540,7 @@ class Settings:
             bands = values.get("bands", FIELD_SPECS["bands"].default)
             rows = values.get("rows", FIELD_SPECS["rows"].default)
             if bands * rows > num_perm:
-                new_bands = min(bands, num_perm)
-                new_rows = num_perm // new_bands
+                new_bands, new_rows = fit_banding(bands, rows, num_perm)
                 problems.append(
                     f"bands × rows = {bands} × {rows} = {bands * rows} is more than "
                     f"num_perm = {num_perm} (accepted: bands × rows ≤ num_perm); using "

@@ -13,6 +13,8 @@ import sys
 import unicodedata
 from collections.abc import Iterable
 
+from ._validation import ArgumentTypeError, check_bool, check_choice, check_int, check_texts
+
 KINDS = ("char", "word")
 MAX_K = 1000
 
@@ -27,8 +29,14 @@ def _punctuation_table() -> dict[int, None]:
     }
 
 
-def check_shingle_options(kind: str, k: int) -> None:
-    """Raise ``ValueError`` unless ``kind`` and ``k`` are accepted shingle options.
+def check_shingle_options(
+    kind: str,
+    k: int,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> None:
+    """Raise unless these are accepted shingle options.
 
     Parameters
     ----------
@@ -36,11 +44,19 @@ def check_shingle_options(kind: str, k: int) -> None:
         ``"char"`` or ``"word"``.
     k : int
         Shingle length, 1 to 1000 (characters or words).
+    lowercase, remove_punctuation, collapse_whitespace : bool
+        Real booleans (the string ``"false"`` is not a flag).
+
+    Raises
+    ------
+    ValueError
+        ``ArgumentTypeError`` (also a ``TypeError``) for a value of the wrong type.
     """
-    if kind not in KINDS:
-        raise ValueError(f"shingle kind {kind!r} is not accepted; use 'char' or 'word'")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise ValueError(f"shingle length k={k!r} is not accepted; use an integer 1 to {MAX_K}")
+    check_choice(kind, "kind", KINDS)
+    check_int(k, "k", low=1, high=MAX_K)
+    check_bool(lowercase, "lowercase")
+    check_bool(remove_punctuation, "remove_punctuation")
+    check_bool(collapse_whitespace, "collapse_whitespace")
 
 
 def normalize(
@@ -70,7 +86,9 @@ def normalize(
         The normalised text.
     """
     if not isinstance(text, str):
-        raise ValueError(f"a document must be a str, got {type(text).__name__}")
+        raise ArgumentTypeError(
+            f"text={type(text).__name__} is not accepted; accepted: a str (one document)"
+        )
     if lowercase:
         text = text.lower()
     if remove_punctuation:
@@ -117,7 +135,7 @@ def shingles(
     >>> shingles("to be or not to be", kind="word", k=2)
     ['to be', 'be or', 'or not', 'not to']
     """
-    check_shingle_options(kind, k)
+    check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
     norm = normalize(
         text,
         lowercase=lowercase,
@@ -139,28 +157,5 @@ def shingles(
 
 
 def as_text_list(texts: Iterable[str]) -> list[str]:
-    """The documents as a list of str, or ``ValueError`` saying what is wrong.
-
-    Parameters
-    ----------
-    texts : iterable of str
-        One str per document (a list, a pandas Series, a generator, ...).
-
-    Returns
-    -------
-    list of str
-    """
-    if isinstance(texts, (str, bytes)):
-        raise ValueError(
-            f"texts must be a list of str (one per document), got a single {type(texts).__name__}"
-        )
-    try:
-        out = list(texts)
-    except TypeError:
-        raise ValueError(
-            f"texts must be a list of str (one per document), got {type(texts).__name__}"
-        ) from None
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise ValueError(f"document {i} is a {type(t).__name__}; every document must be a str")
-    return out
+    """The documents as a list of str (see ``nearsim._validation.check_texts``)."""
+    return check_texts(texts, "texts")

@@ -5,36 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = [
-    ("pages/documents.py", "Documents"),
-    ("pages/minhash.py", "Shingles & MinHash"),
-    ("pages/banding.py", "Banding"),
-    ("pages/results.py", "Results"),
-    ("pages/clusters.py", "Clusters"),
-    ("pages/compare.py", "Compare: SimHash"),
+    ("app_pages/documents.py", "Documents"),
+    ("app_pages/minhash.py", "Shingles & MinHash"),
+    ("app_pages/banding.py", "Banding"),
+    ("app_pages/results.py", "Results"),
+    ("app_pages/clusters.py", "Clusters"),
+    ("app_pages/compare.py", "Compare: SimHash"),
 ]
 SMALL = {"n_docs": "300"}
-
-
-class _NavigationPagesManager(PagesManager):
-    """AppTest forgets before every run that the app calls st.navigation, and would run
-    the page scripts in ``pages/`` on their own the old way; a served app forgets only
-    before its very first run (app.py handles that, see explorer.state.page_settings)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-
-@pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch):
-    monkeypatch.setattr(app_test_module, "PagesManager", _NavigationPagesManager)
 
 
 def app(query: dict[str, str] | None = None) -> AppTest:
@@ -70,7 +53,7 @@ def test_query_parameters_seed_the_settings():
     assert at.slider(key="threshold").value == 0.6
     assert at.radio(key="shingle_kind").value == "word"
     assert at.number_input(key="shingle_k").value == 2
-    at.switch_page("pages/banding.py").run()
+    at.switch_page("app_pages/banding.py").run()
     no_errors(at)
     assert not at.warning
 
@@ -102,7 +85,7 @@ def test_tampered_link_gives_one_warning_listing_the_resets():
 def test_threshold_moves_the_tuned_banding():
     at = app()
     at.run()
-    at.switch_page("pages/banding.py").run()
+    at.switch_page("app_pages/banding.py").run()
     assert metrics(at)["Bands × rows per band"] == "9 × 13"
     at.slider(key="threshold").set_value(0.5).run()
     no_errors(at)
@@ -120,14 +103,14 @@ def test_manual_banding_keeps_bands_times_rows_within_k():
     assert any("Bands lowered to 6" in i.value for i in at.sidebar.info)
     at.number_input(key="num_perm").set_value(64).run()
     assert at.number_input(key="bands").value * at.number_input(key="rows").value <= 64
-    at.switch_page("pages/results.py").run()
+    at.switch_page("app_pages/results.py").run()
     no_errors(at)
 
 
 def test_banding_change_changes_results():
     at = app()
     at.run()
-    at.switch_page("pages/results.py").run()
+    at.switch_page("app_pages/results.py").run()
     before = metrics(at)["Candidate pairs"]
     at.toggle(key="auto_tune").set_value(False).run()
     at.number_input(key="bands").set_value(40).run()
@@ -142,7 +125,7 @@ def test_too_many_candidates_is_a_message_next_to_the_banding_inputs():
     at.toggle(key="auto_tune").set_value(False).run()
     at.number_input(key="rows").set_value(1).run()
     at.number_input(key="bands").set_value(128).run()
-    at.switch_page("pages/results.py").run()
+    at.switch_page("app_pages/results.py").run()
     assert not at.exception
     assert (
         any("candidate pairs" in e.value for e in at.sidebar.error)
@@ -162,7 +145,7 @@ def test_paste_source():
     ).run()
     no_errors(at)
     assert metrics(at)["Documents"] == "3"
-    at.switch_page("pages/results.py").run()
+    at.switch_page("app_pages/results.py").run()
     no_errors(at)
     assert metrics(at)["True pairs (exact J ≥ t)"] == "1"
 
@@ -184,7 +167,7 @@ def test_csv_source_with_column_picker():
     at.selectbox(key="csv_column").set_value("description").run()
     no_errors(at)
     assert metrics(at)["Documents"] == "27"
-    at.switch_page("pages/clusters.py").run()
+    at.switch_page("app_pages/clusters.py").run()
     no_errors(at)
 
 
@@ -202,7 +185,7 @@ def test_csv_defaults_to_the_text_column_and_survives_every_page():
         no_errors(at)
         assert not any("Upload a CSV" in i.value for i in at.info), path
         assert metrics(at), path
-    at.switch_page("pages/documents.py").run()
+    at.switch_page("app_pages/documents.py").run()
     no_errors(at)
     assert at.selectbox(key="csv_column").value == "description"
     assert metrics(at)["Documents"] == "27"
@@ -227,7 +210,7 @@ def test_files_source_reads_html_visible_text():
     assert not at.exception
     assert metrics(at)["Documents"] == str(len(files) - 1)
     assert any("photo.txt" in w.value for w in at.warning)
-    at.switch_page("pages/results.py").run()
+    at.switch_page("app_pages/results.py").run()
     no_errors(at)
     assert metrics(at)["True pairs (exact J ≥ t)"] == "1"  # the page published twice
 
@@ -244,7 +227,7 @@ def test_share_link_carries_settings_only():
 def test_clusters_check_detaches_members():
     at = app({"n_docs": "2000", "threshold": "0.5"})
     at.run()
-    at.switch_page("pages/clusters.py").run()
+    at.switch_page("app_pages/clusters.py").run()
     no_errors(at)
     at.toggle(key="cluster_check").set_value(True).run()
     no_errors(at)
@@ -254,7 +237,7 @@ def test_clusters_check_detaches_members():
 def test_compare_page_shows_the_seed_000_lesson():
     at = app()
     at.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     no_errors(at)
     m = metrics(at)
     ours = float(m["Ours: mean distance of 100 documents"].split()[0])
@@ -268,7 +251,7 @@ def test_results_estimate_tab_works_on_the_example(n_docs):
     read-only, and the tab wrote into it ("assignment destination is read-only")."""
     at = app({"n_docs": n_docs})
     at.run()
-    at.switch_page("pages/results.py").run()
+    at.switch_page("app_pages/results.py").run()
     at.session_state["results_tab"] = "Estimate against exact"
     at.run()
     no_errors(at)
@@ -280,7 +263,7 @@ def test_link_with_bands_times_rows_over_k_is_repaired_once_and_kept():
     "Using the defaults", the page computed 9 × 13, and Share lost the manual choice."""
     at = app({"n_docs": "300", "auto_tune": "false", "bands": "20", "rows": "10"})
     at.run()
-    at.switch_page("pages/banding.py").run()
+    at.switch_page("app_pages/banding.py").run()
     assert len(at.warning) == 1 and "bands = 20 and rows = 6" in at.warning[0].value
     assert not at.sidebar.error
     no_errors(at)

@@ -335,11 +335,11 @@ def test_widgets_write_the_url_and_the_url_restores_them(app_server, page, new_c
 
 def test_address_bar_uses_the_links_values_for_choices(app_server, page):
     open_app(page, app_server.base + "/banding?shingle_kind=word")
-    expect(radio(page, "word")).to_be_checked()
+    expect(radio(page, "words")).to_be_checked()
     assert query(page.url) == {"shingle_kind": "word"}, page.url
 
-    choose(page, "paste")
-    expect(radio(page, "paste")).to_be_checked()
+    choose(page, "Paste")
+    expect(radio(page, "Paste")).to_be_checked()
     wait_idle(page)
     assert query(page.url) == {"shingle_kind": "word", "source": "paste"}, page.url
     page.reload()
@@ -379,7 +379,7 @@ def test_share_link_round_trips_in_a_fresh_browser(app_server, page, new_context
     fresh = new_context().new_page()
     open_app(fresh, link)
     expect(slider(fresh, THRESHOLD)).to_have_value("0.7")
-    expect(radio(fresh, "word")).to_be_checked()
+    expect(radio(fresh, "words")).to_be_checked()
     expect(number(fresh, "Shingle length (characters or words)")).to_have_value("3")
     expect(number(fresh, NUM_PERM)).to_have_value("64")
     expect(switch(fresh, "Pick bands and rows for me")).not_to_be_checked()
@@ -392,7 +392,7 @@ def test_share_link_round_trips_in_a_fresh_browser(app_server, page, new_context
 
 def test_share_link_and_url_never_carry_documents(app_server, page):
     open_app(page, app_server.base + "/")
-    choose(page, "paste")
+    choose(page, "Paste")
     box = paste_box(page)
     box.wait_for()
     secret = "Zebra quartz moonlit harbour 7731"
@@ -426,7 +426,7 @@ def test_tampered_link_resets_with_one_warning(app_server, page):
     # the reset values are the defaults, and the app works on them
     expect(number(page, NUM_PERM)).to_have_value("128")
     expect(slider(page, THRESHOLD)).to_have_value("0.8")
-    expect(radio(page, "example")).to_be_checked()
+    expect(radio(page, "Example")).to_be_checked()
     expect(title(page)).to_have_text("Documents")
     assert_no_errors(page, "tampered link")
     # the markup arrived as text, not as an element
@@ -496,7 +496,7 @@ PASTED = (
 
 def _paste(page) -> None:
     """Choose Paste in the sidebar, type three documents, wait until the browser kept them."""
-    choose(page, "paste")
+    choose(page, "Paste")
     box = paste_box(page)
     box.fill(PASTED)
     box.press("Control+Enter")
@@ -512,7 +512,7 @@ def test_pasted_text_comes_back_in_a_new_tab(app_server, new_context):
     _paste(first)
     second = ctx.new_page()
     open_app(second, app_server.base + "/")
-    expect(radio(second, "paste")).to_be_checked()
+    expect(radio(second, "Paste")).to_be_checked()
     expect(paste_box(second)).to_have_value(PASTED)
     expect(second.get_by_test_id("stMetricValue").first).to_have_text("3")
     assert "harbour" not in second.url
@@ -528,7 +528,7 @@ def test_pasted_text_survives_a_reload(app_server, new_context):
     title(page).wait_for()
     wait_idle(page)
     # the kept text arrives after one storage round trip and a rerun
-    expect(radio(page, "paste")).to_be_checked()
+    expect(radio(page, "Paste")).to_be_checked()
     expect(paste_box(page)).to_have_value(PASTED, timeout=15_000)
     wait_idle(page)
     assert warnings(page).count() == 0, warnings(page).all_inner_texts()
@@ -545,6 +545,6 @@ def test_pasted_text_comes_back_with_a_paste_link(app_server, new_context):
     )
     page = ctx.new_page()
     open_app(page, app_server.base + "/?source=paste")
-    expect(radio(page, "paste")).to_be_checked()
+    expect(radio(page, "Paste")).to_be_checked()
     # the kept text arrives after one storage round trip and a rerun
     expect(paste_box(page)).to_have_value(PASTED, timeout=15_000)

@@ -1,8 +1,10 @@
 """LSH banding: S-curve, exact areas, the tuner against datasketch, candidate pairs."""
 
 import itertools
+import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,20 +81,34 @@ def test_tune_lists_every_choice_ranked():
     assert errors[0] <= min(errors) + 1e-8
 
 
-THRESHOLDS = [0.001, 0.05, 0.1, 0.2, 0.25, 1 / 3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.75, 0.8, 0.85]
-THRESHOLDS += [0.9, 0.95, 0.97, 0.99, 0.999]
-WEIGHTS = [(0.5, 0.5), (0.1, 0.9), (0.9, 0.1), (0.0, 1.0), (1.0, 0.0), (0.0, 0.0), (1.0, 1.0)]
+GOLDEN = Path(__file__).resolve().parent / "data" / "datasketch_tune.json"
 
 
-@pytest.mark.parametrize("num_perm", [1, 2, 5, 16, 64, 128, 200, 256])
-def test_tune_matches_datasketch_sweep(num_perm):
-    """tune(...)[0] is exactly datasketch MinHashLSH's choice, on a wide sweep."""
+def _golden_cases() -> list[dict]:
+    return json.loads(GOLDEN.read_text())["cases"]
+
+
+def test_tune_matches_stored_datasketch_sweep():
+    """tune(...)[0] is exactly datasketch MinHashLSH's choice on 1,120 stored cases
+    (thresholds 0.001 to 1, k from 1 to 256, seven weight pairs; regenerate with
+    ``scripts/golden_tune.py``, check live with ``pytest -m live``)."""
     mismatches = []
-    for t, (wfp, wfn) in itertools.product(THRESHOLDS, WEIGHTS):
-        best = ns.tune(t, num_perm, wfp, wfn)[0]
-        expected = _optimal_param(t, num_perm, wfp, wfn)
-        if (best.b, best.r) != expected:
-            mismatches.append((t, wfp, wfn, (best.b, best.r), expected))
+    for c in _golden_cases():
+        best = ns.tune(c["threshold"], c["num_perm"], c["fp_weight"], c["fn_weight"])[0]
+        if [best.b, best.r] != [c["b"], c["r"]]:
+            mismatches.append((c, (best.b, best.r)))
+    assert mismatches == []
+
+
+@pytest.mark.live
+def test_tune_matches_datasketch_sweep_live():
+    """The stored sweep, asked of datasketch itself (slow: about 40 s)."""
+    mismatches = []
+    for c in _golden_cases():
+        args = (c["threshold"], c["num_perm"], c["fp_weight"], c["fn_weight"])
+        best = ns.tune(*args)[0]
+        if (best.b, best.r) != _optimal_param(*args):
+            mismatches.append((c, (best.b, best.r)))
     assert mismatches == []
 
 
@@ -188,24 +204,44 @@ def test_banding_rate_follows_the_s_curve():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: ns.tune(0, 128), "threshold=0.*strictly between 0 and 1"),
-        (lambda: ns.tune(1.0, 128), "threshold=1.0"),
+        (lambda: ns.tune(0, 128), r"threshold=0 is not accepted; accepted: a number in \(0, 1\]"),
+        (lambda: ns.tune(1.5, 128), r"threshold=1.5"),
         (lambda: ns.tune(float("nan"), 128), "threshold=nan"),
         (lambda: ns.tune("0.5", 128), "threshold='0.5'"),
-        (lambda: ns.tune(0.5, 0), "num_perm=0"),
+        (lambda: ns.tune(True, 128), "threshold=True"),
+        (lambda: ns.tune(0.5, 0), "num_perm=0.*from 1 to 4,096"),
+        (lambda: ns.tune(0.5, 65536), "num_perm=65536.*from 1 to 4,096"),
         (lambda: ns.tune(0.5, 128, fp_weight=1.5), "fp_weight=1.5.*from 0 to 1"),
         (lambda: ns.tune(0.5, 128, fn_weight=-0.1), "fn_weight=-0.1"),
-        (lambda: ns.candidate_probability(0.5, 0, 3), "bands b=0"),
-        (lambda: ns.candidate_probability(0.5, 2, 0), "rows per band r=0"),
+        (lambda: ns.tune(0.5, 64, 0, 0), "sum to 1"),
+        (lambda: ns.candidate_probability(0.5, 0, 3), "b=0"),
+        (lambda: ns.candidate_probability(0.5, 2, 0), "r=0"),
         (lambda: ns.candidate_probability(1.5, 2, 2), "s=1.5"),
+        (lambda: ns.candidate_probability("abc", 20, 5), "s='abc'.*accepted: a number"),
+        (lambda: ns.candidate_probability(True, 20, 5), "s=True"),
         (lambda: ns.false_positive_area(0.5, 2, -1), "r=-1"),
-        (lambda: ns.false_negative_area(2, 2, 2), "threshold=2"),
+        (lambda: ns.false_positive_area(0.5, 2**64, 1), "b=18446744073709551616"),
+        (lambda: ns.false_positive_area(0.5, 10**9, 1), "b=1000000000"),
+        (lambda: ns.false_positive_area(0.5, 100, 100), r"b × r = 100 × 100"),
+        (lambda: ns.false_negative_area(2, 2, 2), "t=2"),
         (lambda: ns.candidate_pairs(np.zeros((4, 8), np.uint32), 3, 3), "3 × 3 = 9.*num_perm=8"),
-        (lambda: ns.candidate_pairs(np.zeros(8, np.uint32), 2, 2), "2-D"),
-        (lambda: ns.candidate_pairs(np.zeros((4, 8)), 2, 2), "integer array"),
+        (lambda: ns.candidate_pairs(np.zeros(8, np.uint32), 2, 2), "signatures=array"),
+        (lambda: ns.candidate_pairs(np.zeros((4, 8)), 2, 2), "2-D integer array"),
         (lambda: ns.candidate_pairs(np.zeros((4, 8), np.uint32), 2, 2, valid=[True]), "valid"),
+        (
+            lambda: ns.candidate_pairs(np.zeros((4, 8), np.uint32), 2, 2, valid=[1, 0, 1, 0]),
+            "valid",
+        ),
+        (lambda: ns.candidate_pairs(np.zeros((4, 8), np.uint32), 2, 2, max_pairs=-1), "max_pairs"),
     ],
 )
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_threshold_one_is_accepted_as_everywhere_else():
+    """t = 1 is a valid threshold (exact_pairs accepts it; datasketch's tuner does too)."""
+    assert ns.false_negative_area(1.0, 9, 13) == 0.0
+    assert ns.false_positive_area(1.0, 9, 13) > 0.0
+    assert ns.tune(1.0, 16)[0].fn == 0.0

@@ -256,11 +256,11 @@ def test_standard_error():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"num_perm": 0}, "num_perm=0.*1 to 65536"),
+        ({"num_perm": 0}, "num_perm=0.*from 1 to 4,096"),
         ({"num_perm": -5}, "num_perm=-5"),
         ({"num_perm": 2.0}, "num_perm=2.0"),
         ({"num_perm": 10**9}, "num_perm=1000000000"),
-        ({"seed": -1}, "seed=-1.*>= 0"),
+        ({"seed": -1}, "seed=-1.*an integer ≥ 0"),
         ({"seed": "x"}, "seed='x'"),
     ],
 )
@@ -275,19 +275,35 @@ def test_bad_inputs_name_the_problem():
         mh.signatures([["a"], "not a list"])
     with pytest.raises(ValueError, match="shingle of type int"):
         mh.signatures([["a", 3]])
-    with pytest.raises(ValueError, match="single str"):
+    with pytest.raises(ValueError, match="texts='one text'.*accepted: a list of str"):
         mh.text_signatures("one text")
-    with pytest.raises(ValueError, match="document 0 is a bytes"):
+    with pytest.raises(ValueError, match=r"texts\[0\] is a bytes"):
         mh.text_signatures([b"x"])
     with pytest.raises(ValueError, match="lone surrogate"):
         mh.text_signatures(["bad \ud800 text"])
-    with pytest.raises(ValueError, match="different widths"):
+    with pytest.raises(ValueError, match="lengths 8 and 9"):
         ns.estimate_jaccard(np.zeros(8, np.uint32), np.zeros(9, np.uint32))
+    with pytest.raises(ValueError, match="shingles=NoneType.*accepted: a list of str"):
+        mh.winners(None)
+    with pytest.raises(ValueError, match="pairs=inf.*accepted: an integer array"):
+        ns.estimate_pairs(np.zeros((3, 8), np.uint32), float("inf"))
+    with pytest.raises(ValueError, match="pairs=None"):
+        ns.estimate_pairs(np.zeros((3, 8), np.uint32), None)
+    with pytest.raises(ValueError, match="pairs='abc'"):
+        ns.estimate_pairs(np.zeros((3, 8), np.uint32), "abc")
+    with pytest.raises(ValueError, match="pairs=.*0.9, 1.7"):
+        ns.estimate_pairs(np.zeros((3, 8), np.uint32), [[0.9, 1.7]])
+    with pytest.raises(ValueError, match="j={}"):
+        ns.standard_error({}, 128)
+    with pytest.raises(ValueError, match="j='0.5'"):
+        ns.standard_error("0.5", 128)
+    with pytest.raises(ValueError, match="one_byte='yes'"):
+        mh.signatures([["a"]], one_byte="yes")
     with pytest.raises(ValueError, match="j=1.5"):
         ns.standard_error(1.5, 8)
     with pytest.raises(ValueError, match="num_perm=0"):
         ns.standard_error(0.5, 0)
-    with pytest.raises(ValueError, match="kind 'x'"):
+    with pytest.raises(ValueError, match="kind='x'"):
         mh.text_signatures(["a"], kind="x")
 
 

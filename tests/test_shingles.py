@@ -1,5 +1,6 @@
 """Shingles: normalisation order, char and word k-grams, edge cases."""
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -60,11 +61,15 @@ def test_final_sigma_lowercases_per_python():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"kind": "line"}, "kind 'line'.*'char' or 'word'"),
-        ({"k": 0}, "k=0.*1 to 1000"),
+        ({"kind": "line"}, "kind='line'.*'char', 'word'"),
+        ({"kind": np.array([])}, "kind=array.*accepted: one of 'char', 'word'"),
+        ({"k": 0}, "k=0.*from 1 to 1,000"),
         ({"k": -3}, "k=-3"),
         ({"k": 2.5}, "k=2.5"),
         ({"k": True}, "k=True"),
+        ({"lowercase": "false"}, "lowercase='false'.*True or False"),
+        ({"remove_punctuation": float("nan")}, "remove_punctuation=nan"),
+        ({"collapse_whitespace": 1}, "collapse_whitespace=1"),
     ],
 )
 def test_bad_options(kwargs, match):
@@ -73,7 +78,7 @@ def test_bad_options(kwargs, match):
 
 
 def test_non_text_rejected():
-    with pytest.raises(ValueError, match="must be a str"):
+    with pytest.raises(ValueError, match="text=bytes is not accepted; accepted: a str"):
         ns.shingles(b"bytes")
 
 

@@ -20,11 +20,11 @@ st.markdown(
     "keeps only candidates whose MinHash estimate reaches t; both stages are scored."
 )
 
-settings, pipe = state.require_documents()
+page = state.require_documents()
+settings, docs, run = page.settings, page.docs, page.run
 
-ev = pipe.evaluation()
-docs = pipe.docs
-shingled = pipe.shingled()
+ev = run.get("evaluation")
+shingled = run.get("shingles")
 
 
 def pct(x: float) -> str:
@@ -53,7 +53,7 @@ row2[2].metric("Recall after the filter", pct(ev.recall_filtered))
 row2[3].metric("Precision after the filter", pct(ev.precision_filtered))
 st.caption(
     f"Threshold t = {settings.threshold:g}; {settings.bands} bands × {settings.rows} rows "
-    f"per band of a {settings.num_perm}-value signature; {int(shingled.valid.sum()):,} of "
+    f"per band of a {settings.num_perm}-value signature; {int(run.get('valid').sum()):,} of "
     f"{docs.n:,} documents have a signature."
 )
 

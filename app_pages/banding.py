@@ -26,7 +26,7 @@ st.markdown(
     "(near duplicates that are never compared)."
 )
 
-settings = state.page_settings()
+settings, page, _why = state.current()
 b, r, t, k = settings.bands, settings.rows, settings.threshold, settings.num_perm
 fp, fn = false_positive_area(t, b, r), false_negative_area(t, b, r)
 
@@ -43,11 +43,10 @@ m[4].metric(
     "Signature values unused", f"{k - b * r}", help="k − b·r values take no part in banding."
 )
 
-_, pipe, _why = state.current()
 rates = None
-if pipe is not None:
+if page is not None:
     try:
-        rates = pipe.rates()
+        rates = page.run.get("rates")
     except ValueError as exc:
         st.error(f"Measured rates are not available: {exc}")
 

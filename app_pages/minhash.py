@@ -19,10 +19,10 @@ st.markdown(
     "standard error √(J(1 − J)/k)."
 )
 
-settings, pipe = state.require_documents()
+page = state.require_documents()
+settings, docs, run = page.settings, page.docs, page.run
 
-docs = pipe.docs
-shingled = pipe.shingled()
+shingled = run.get("shingles")
 hasher = MinHasher(settings.num_perm, settings.hash_seed)
 
 
@@ -85,7 +85,7 @@ c1, c2 = st.columns(2)
 default_b = int(docs.parent[doc]) if docs.parent is not None and docs.parent[doc] >= 0 else 0
 a = c1.selectbox("First document", range(docs.n), format_func=_label, key="pair_a", index=default_b)
 b = c2.selectbox("Second document", range(docs.n), format_func=_label, key="pair_b", index=doc)
-sig = pipe.signatures()
+sig = run.get("signatures")
 set_a, set_b = set(shingled.shingles_of(a)), set(shingled.shingles_of(b))
 union = len(set_a | set_b)
 exact = len(set_a & set_b) / union if union else 0.0
@@ -101,7 +101,8 @@ st.caption(
     f"standard error at the exact value is {se:.3f}: about two in three estimates land "
     "within one standard error."
 )
-if not (shingled.valid[a] and shingled.valid[b]):
+valid = run.get("valid")
+if not (valid[a] and valid[b]):
     st.warning("At least one of these documents is below the minimum and has no signature.")
 first32 = min(32, settings.num_perm)
 st.dataframe(

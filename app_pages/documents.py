@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, state
-from nearsim.documents import DOCUMENT_EXTENSIONS, csv_columns, guess_text_column
+from explorer import charts, settings_ui, state
+from nearsim.documents import DOCUMENT_EXTENSIONS
 
 st.title("Documents")
 st.markdown(
@@ -21,13 +21,13 @@ st.markdown(
 )
 
 ss = st.session_state
-settings = state.page_settings()
+settings = settings_ui.current_settings()
 
 
 def _store_csv() -> None:
     up = ss.get("upload_csv")
     ss[state.CSV_STATE] = (up.name, up.getvalue()) if up is not None else None
-    ss.pop("csv_column", None)
+    ss.pop(state.CSV_COLUMN, None)
 
 
 def _store_files() -> None:
@@ -51,20 +51,21 @@ elif settings.source == "csv":
     if upload:
         name, data = upload
         try:
-            columns = csv_columns(data)
+            columns, guess = state.csv_choices(data)
         except ValueError as exc:
             st.error(f"{name}: {exc}")
             columns = []
         if columns:
             st.caption(
-                f"Using **{name}** ({len(data):,} bytes), kept while this tab is open. "
+                f"Using **{name}** ({len(data):,} bytes), kept in this browser. "
                 "Upload another file to replace it."
             )
+            if ss.get(state.CSV_COLUMN) not in columns:
+                ss[state.CSV_COLUMN] = guess  # the column that looks most like text
             st.selectbox(
                 "Text column",
                 columns,
-                index=columns.index(guess_text_column(data)),
-                key="csv_column",
+                key=state.CSV_COLUMN,
                 help="Each non-empty cell of this column is one document. The column "
                 "that looks most like text is chosen first.",
                 persist_state="session",  # kept on pages that do not draw it
@@ -78,18 +79,16 @@ elif settings.source == "files":
         on_change=_store_files,
     )
 
-settings, pipe, why = state.current()
-if settings.source == "files":
-    for problem in ss.get("_file_problems") or []:
-        st.warning(problem)
-if pipe is None:
+settings, page, why = state.current()
+if page is None:
     st.info(why)
     st.stop()
 
-docs = pipe.docs
-shingled = pipe.shingled()
-counts = shingled.counts
-below = ~shingled.valid
+docs = page.docs
+for problem in docs.problems:
+    st.warning(problem)
+counts = page.run.get("shingles").counts
+below = ~page.run.get("valid")
 
 st.caption(docs.summary)
 c1, c2, c3, c4 = st.columns(4)

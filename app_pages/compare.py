@@ -8,9 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
-from nearsim.evaluate import compare_simhash
-from nearsim.hamming import distance_vs_jaccard, replay
-from nearsim.hash_health import broken_simhash, hash_health
+from nearsim.hamming import distance_vs_jaccard
 
 st.title("Compare: SimHash")
 st.markdown(
@@ -22,14 +20,12 @@ st.markdown(
     '"similar enough". This page shows both on your documents.'
 )
 
-settings, pipe = state.require_documents()
+page = state.require_documents()
+settings, docs, run = page.settings, page.docs, page.run
 
-docs = pipe.docs
-fps = pipe.fingerprints()
-valid = pipe.shingled().valid
-comparison = compare_simhash(
-    fps, pipe.exact(), settings.threshold, pipe.candidates().pairs, max_distance=24, valid=valid
-)
+fps = run.get("fingerprints")
+valid = run.get("valid")
+comparison = run.get("compare")
 table = comparison.table
 d = settings.simhash_distance
 
@@ -53,7 +49,7 @@ st.caption(
 )
 
 st.subheader("Distance against similarity")
-pairs = pipe.sample()
+pairs = run.get("sample")
 similar = pairs[pairs["jaccard"] >= 0.2]
 rest = pairs[pairs["jaccard"] < 0.2]
 shown = pd.concat(
@@ -76,9 +72,8 @@ st.markdown(
     "hash, not only the dedupe: unrelated documents should sit near 32 bits apart, and "
     "every bit should be set in about half of them."
 )
-ours = hash_health(fps[valid])
-broken_fps = broken_simhash(docs.texts)
-broken = hash_health(broken_fps[valid])
+ours = run.get("health")
+broken = run.get("broken_health")
 left, right = st.columns(2)
 with left:
     st.metric("Ours: mean distance of 100 documents", f"{ours.mean_distance:.1f} of 64")
@@ -92,8 +87,8 @@ with right:
     st.caption(broken.verdict)
 
 st.subheader("One-by-one replay")
-kept = replay(fps[valid], d)
-kept_broken = replay(broken_fps[valid], 12)
+kept = run.get("replay")
+kept_broken = run.get("broken_replay")
 n = int(valid.sum())
 r1, r2 = st.columns(2)
 r1.metric(f"Our hash, distance ≤ {d}: kept", f"{len(kept):,} of {n:,}")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer import state
 from explorer.diff import diff_html
-from nearsim.clusters import check_clusters, cluster_table
+from nearsim.clusters import cluster_table
 
 st.title("Clusters")
 st.markdown(
@@ -21,10 +21,10 @@ st.markdown(
     "appeared first) and detaches members below t."
 )
 
-settings, pipe = state.require_documents()
+page = state.require_documents()
+settings, docs, run = page.settings, page.docs, page.run
 
-docs = pipe.docs
-labels = pipe.labels()
+labels = run.get("clusters")
 table = cluster_table(labels)
 check = st.toggle(
     "Check every member against its cluster's first document",
@@ -33,7 +33,7 @@ check = st.toggle(
 )
 detail = None
 if check and len(table):
-    detail, checked = check_clusters(labels, pipe.shingled().flat, settings.threshold)
+    detail, checked = run.get("check")
     kept_labels = checked
 else:
     kept_labels = labels
@@ -87,7 +87,7 @@ pick = st.selectbox(
 row = table.iloc[pick]
 members = list(row["members"])[:50]
 first = members[0]
-flat = pipe.shingled()
+flat = run.get("shingles")
 ref_set = set(flat.shingles_of(first))
 rows = []
 for d in members:

@@ -1,0 +1,294 @@
+"""The ``nearsim`` command: ``nearsim dedup``, ``nearsim app``, ``nearsim tune``.
+
+Built on the standard library's :mod:`argparse` (no dependency to install): every
+Settings field is an option made from its :data:`nearsim.settings.FIELD_SPECS` entry
+(name, help text, accepted values, default), so the command line, the explorer's widgets
+and the Share link cannot drift apart. ``--settings`` takes a whole Share link (or its
+query string); options given beside it override it.
+
+A bad option, value or input exits with status 2 and one line on stderr saying what was
+wrong and what is accepted; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from .dedup import FORMATS, VERIFY
+from .settings import FIELD_SPECS, Settings
+
+PROG = "nearsim"
+_ENGINES = ("local", "dask")
+
+
+class UsageError(Exception):
+    """Something the user gave cannot be used: exit status 2 with this one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (argparse prints its usage block first)."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _settings_options(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
+    group = parser.add_argument_group(
+        "settings", "each is also a key of the Share link; the defaults are the explorer's"
+    )
+    for name in names:
+        spec = FIELD_SPECS[name]
+        metavar = {"bool": "true|false", "choice": "|".join(spec.choices)}.get(spec.kind)
+        group.add_argument(
+            spec.option,
+            dest=f"setting_{name}",
+            metavar=metavar or spec.kind.upper(),
+            default=None,
+            help=f"{spec.help} Accepted: {spec.accepted()}. Default: {spec.format(spec.default)}.",
+        )
+
+
+def _link_query(link: str) -> dict[str, list[str]]:
+    """The query of a Share link, of a bare query string, or ``{}``."""
+    text = link.strip()
+    if "?" in text:
+        text = urlsplit(text).query if "://" in text else text.split("?", 1)[1]
+    return parse_qs(text, keep_blank_values=True)
+
+
+def settings_from_args(args: argparse.Namespace, names: Sequence[str] = tuple(FIELD_SPECS)):
+    """The Settings of ``--settings LINK`` overridden by the options given beside it.
+
+    Raises
+    ------
+    UsageError
+        A value that cannot be used (all problems in one line).
+    """
+    query = _link_query(args.settings) if getattr(args, "settings", None) else {}
+    for name in names:
+        value = getattr(args, f"setting_{name}", None)
+        if value is not None:
+            query[name] = [value]
+    settings, problems = Settings.parse_query(query)
+    if problems:
+        raise UsageError("; ".join(_plain(p) for p in problems))
+    return settings
+
+
+def _plain(problem: str) -> str:
+    """A problem from ``parse_query`` in command-line words (options, not query keys)."""
+    for name, spec in FIELD_SPECS.items():
+        if problem.startswith(name):
+            problem = spec.option + problem[len(name) :]
+            break
+    return problem.replace("; using the default", "; the default would be")
+
+
+def _dedup_parser(sub) -> None:
+    p = sub.add_parser(
+        "dedup",
+        help="find the near duplicates of a whole corpus and write clusters and pairs",
+        description="Apply the settings to a whole corpus: read it in batches, sign, band, "
+        "verify, cluster, and write clusters.<fmt>, pairs.<fmt> and summary.json to --out.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="files or folders of the corpus")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the output files")
+    p.add_argument("--settings", metavar="LINK", help="a Share link or its query string")
+    p.add_argument("--text-field", default="text", help="field holding the text (default text)")
+    p.add_argument("--id-field", default=None, help="field holding the id (default: row number)")
+    p.add_argument(
+        "--verify",
+        default="estimate",
+        choices=VERIFY,
+        help="accept a candidate when its MinHash estimate, or its exact Jaccard, reaches the "
+        "threshold; or always (default estimate)",
+    )
+    p.add_argument("--format", default="parquet", choices=FORMATS, help="default parquet")
+    p.add_argument(
+        "--on-error",
+        default="fail",
+        choices=("fail", "skip"),
+        help="a bad record stops the run (default), or is skipped and counted",
+    )
+    p.add_argument("--engine", default="local", choices=_ENGINES)
+    p.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (dask)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="worker processes of a local Dask cluster (dask, default 2)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    _settings_options(p, tuple(FIELD_SPECS))
+
+
+def _app_parser(sub) -> None:
+    p = sub.add_parser("app", help="start the explorer (needs the app extra)")
+    p.add_argument("inputs", nargs="*", metavar="INPUT", help="a corpus to open (sampled)")
+    p.add_argument("--text-field", default="text")
+    p.add_argument("--id-field", default=None)
+    p.add_argument("--port", type=int, default=8501)
+
+
+def _tune_parser(sub) -> None:
+    p = sub.add_parser("tune", help="the tuner's best eight bands × rows for a threshold")
+    _settings_options(p, ("threshold", "num_perm", "fp_weight"))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``nearsim`` argument parser (subcommands dedup, app, tune)."""
+    parser = _Parser(prog=PROG, description="Choose, check and apply near-duplicate settings.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _dedup_parser(sub)
+    _app_parser(sub)
+    _tune_parser(sub)
+    return parser
+
+
+# -- the commands ------------------------------------------------------------------------
+def _say(quiet: bool, text: str) -> None:
+    if not quiet:
+        print(text, flush=True)
+
+
+def cmd_dedup(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    for path in args.inputs:
+        if not Path(path).exists():
+            raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
+    from .dedup import prepare_output, write_outputs
+
+    prepare_output(args.out)
+    if args.engine == "dask":
+        from .dask_engine import dedup_dask
+
+        result = dedup_dask(
+            args.inputs,
+            settings,
+            text_field=args.text_field,
+            id_field=args.id_field,
+            verify=args.verify,
+            on_error=args.on_error,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            progress=not args.quiet,
+        )
+    else:
+        if args.scheduler is not None:
+            raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
+        from .dedup import dedup
+
+        result = dedup(
+            args.inputs,
+            settings,
+            text_field=args.text_field,
+            id_field=args.id_field,
+            verify=args.verify,
+            on_error=args.on_error,
+            progress=not args.quiet,
+        )
+    files = write_outputs(result, args.out, args.format, progress=not args.quiet)
+    s = result.summary()
+    _say(
+        args.quiet,
+        f"{s['documents']:,} documents ({s['without_signature']:,} without a signature), "
+        f"{s['candidates']:,} candidate pairs, {s['pairs']:,} accepted ({args.verify}), "
+        f"{s['clusters']:,} clusters; {s['removed']:,} documents would be removed. "
+        f"{result.read_report}.",
+    )
+    _say(args.quiet, "wrote " + ", ".join(str(f) for f in files))
+    return 0
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from .lsh import candidate_probability, tune
+
+    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight"))
+    t, k, w = settings.threshold, settings.num_perm, settings.fp_weight
+    choices = tune(t, k, w, 1.0 - w)[:8]
+    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}:")
+    print(f"{'rank':>4} {'bands':>5} {'rows':>4} {'FP area':>10} {'FN area':>10} {'P(t)':>7}")
+    for rank, c in enumerate(choices, start=1):
+        p = candidate_probability(t, c.b, c.r)
+        print(f"{rank:>4} {c.b:>5} {c.r:>4} {c.fp:>10.5f} {c.fn:>10.5f} {p:>7.3f}")
+    return 0
+
+
+def app_script() -> Path:
+    """Where the explorer's ``app.py`` is (installed beside the ``explorer`` package)."""
+    try:
+        import explorer  # the app extra ships it
+    except ImportError:
+        raise UsageError(
+            "the explorer is not installed; accepted: pip install 'nearsim[app]'"
+        ) from None
+    return Path(explorer.__file__).resolve().parent.parent / "app.py"
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    try:
+        import streamlit  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "the explorer needs Streamlit; accepted: pip install 'nearsim[app]'"
+        ) from None
+    for path in args.inputs:
+        if not Path(path).exists():
+            raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
+    script = app_script()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(args.port)]
+    if args.inputs:
+        cmd += ["--", "--corpus", *map(os.path.abspath, args.inputs)]
+        cmd += ["--text-field", args.text_field]
+        if args.id_field:
+            cmd += ["--id-field", args.id_field]
+    return subprocess.call(cmd, cwd=script.parent)
+
+
+COMMANDS = {"dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0, 2 for bad input, 130 interrupted)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except UsageError as exc:
+        if debug:
+            raise
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # the library refused the input: it says what and why
+        if debug:
+            raise
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that cannot be read or written
+        if debug:
+            raise
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(
+            f"{PROG}: error: out of memory; use fewer documents per run, more rows per band "
+            "or a Dask cluster (--engine dask)",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; no output file was completed", file=sys.stderr)
+        return 130
+
+
+def entry_point() -> None:  # pragma: no cover - the console script
+    sys.exit(main())

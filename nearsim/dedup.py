@@ -1,0 +1,380 @@
+"""Apply settings to a whole corpus on one machine, in bounded memory: ``nearsim dedup``.
+
+The corpus is read in batches (:func:`nearsim.iter_corpus`); each batch runs the
+pipeline's row-wise stages (shingles, the validity mask, MinHash signatures — the same
+stage functions the explorer runs), and only the signatures are kept: 4·k bytes a
+document (512 MB for a million documents at k = 128), never the texts. Then, over all
+signatures, the same library calls as on a list in memory: band candidates
+(:func:`nearsim.candidate_pairs`, one band at a time, pairs as 64-bit codes), their MinHash
+estimates, the filter, and clusters (:func:`nearsim.clusters`).
+
+``verify="exact"`` reads the corpus a second time and computes the exact Jaccard of the
+candidate pairs only, from the shingles of the documents that are in a candidate pair.
+
+Peak memory is about ``documents × (4·k + 40)`` bytes (signatures, ids, labels) plus
+``candidates × 40`` bytes (pair codes, estimates); when banding would make more candidate
+pairs than ``max_pairs``, the run stops with the count and the advice, before allocating.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from collections.abc import Iterable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from ._hashing import text_shingles
+from ._validation import check_bool, check_choice, check_int
+from .clusters import clusters
+from .corpora import iter_corpus
+from .exact import pair_jaccard
+from .lsh import DEFAULT_MAX_PAIRS, candidate_pairs
+from .minhash import estimate_pairs
+from .pipeline import ROW_STAGES, Runner
+from .settings import Settings
+
+VERIFY = ("estimate", "exact", "none")
+FORMATS = ("parquet", "csv", "jsonl")
+OUTPUTS = ("clusters", "pairs")
+
+
+@dataclass
+class DedupResult:
+    """What a dedup run found.
+
+    Attributes
+    ----------
+    settings : Settings
+    ids : list of str, length n
+        Each document's id, in input order.
+    valid : ndarray of bool, shape (n,)
+        Documents with enough shingles for a signature.
+    labels : ndarray of int64, shape (n,)
+        ``nearsim.clusters`` labels of the accepted pairs.
+    candidates : int
+        Candidate pairs (sharing a whole band).
+    pairs : ndarray of int64, shape (a, 2)
+        Accepted pairs, a < b, sorted.
+    estimates : ndarray of float64, shape (a,)
+        Their MinHash estimates.
+    jaccard : ndarray of float64, shape (a,), or None
+        Their exact Jaccard (``verify="exact"`` only).
+    verify : str
+    seconds : dict of str to float
+        Wall time of each stage.
+    read_report : str
+        What the reader read and skipped, in one line.
+    """
+
+    settings: Settings
+    ids: list[str]
+    valid: np.ndarray
+    labels: np.ndarray
+    candidates: int
+    pairs: np.ndarray
+    estimates: np.ndarray
+    jaccard: np.ndarray | None
+    verify: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    read_report: str = ""
+
+    @property
+    def n(self) -> int:
+        return int(self.labels.shape[0])
+
+    def cluster_table(self) -> pd.DataFrame:
+        """One row per document, in row order: row, id, cluster (the smallest row of its
+        cluster), cluster_size, keep (the smallest row of each cluster, and every document
+        alone)."""
+        n = self.n
+        rows = np.arange(n, dtype=np.int64)
+        first = np.full(int(self.labels.max(initial=-1)) + 1, n, dtype=np.int64)
+        np.minimum.at(first, self.labels, rows)
+        cluster = first[self.labels]
+        size = np.bincount(self.labels, minlength=first.shape[0])[self.labels].astype(np.int64)
+        return pd.DataFrame(
+            {
+                "row": rows,
+                "id": pd.Series(self.ids, dtype=str),
+                "cluster": cluster,
+                "cluster_size": size,
+                "keep": cluster == rows,
+            }
+        )
+
+    def pair_table(self) -> pd.DataFrame:
+        """The accepted pairs: a, b (rows, a < b, sorted), estimate, and jaccard with
+        ``verify="exact"``."""
+        out = pd.DataFrame(
+            {
+                "a": self.pairs[:, 0].astype(np.int64),
+                "b": self.pairs[:, 1].astype(np.int64),
+                "estimate": self.estimates.astype(np.float64),
+            }
+        )
+        if self.jaccard is not None:
+            out["jaccard"] = self.jaccard.astype(np.float64)
+        return out
+
+    def summary(self) -> dict:
+        """The figures of ``summary.json``."""
+        sizes = np.bincount(self.labels) if self.n else np.zeros(0, dtype=np.int64)
+        return {
+            "documents": self.n,
+            "without_signature": int((~self.valid).sum()),
+            "candidates": int(self.candidates),
+            "pairs": int(self.pairs.shape[0]),
+            "clusters": int((sizes >= 2).sum()),
+            "removed": int(sizes[sizes >= 2].sum() - (sizes >= 2).sum()),
+            "settings": _query_string(self.settings),
+            "verify": self.verify,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "peak_memory_bytes": peak_memory_bytes(),
+            "read": self.read_report,
+        }
+
+
+def _query_string(settings: Settings) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(settings.to_query())
+
+
+def peak_memory_bytes() -> int:
+    """This process's peak resident memory so far, in bytes (Linux: ``ru_maxrss`` in KB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) * (1 if sys.platform == "darwin" else 1024)
+
+
+class _Clock:
+    """Wall time per stage, and a progress line on stderr (quiet when not shown)."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str, what: str | None = None):
+        """Time a stage (its time adds up over several calls); say ``what`` first."""
+        started = time.perf_counter()
+        if self.show and what:
+            print(f"nearsim: {what}…", file=sys.stderr, flush=True)
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+
+    def bar(self, what: str, unit: str):
+        return tqdm(desc=f"nearsim: {what}", unit=unit, disable=not self.show, file=sys.stderr)
+
+
+def _check_paths(paths) -> list:
+    if isinstance(paths, str | os.PathLike):
+        return [paths]
+    if not isinstance(paths, Iterable):
+        raise ValueError(f"paths={paths!r} is not accepted; accepted: a path or a list of paths")
+    return list(paths)
+
+
+def dedup(
+    paths,
+    settings: Settings | None = None,
+    *,
+    text_field: str = "text",
+    id_field: str | None = None,
+    verify: str = "estimate",
+    on_error: str = "fail",
+    batch_size: int = 10_000,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    progress: bool = False,
+) -> DedupResult:
+    """Find the near-duplicate pairs and clusters of a whole corpus.
+
+    Parameters
+    ----------
+    paths : path or list of paths
+        Files or folders, as :func:`nearsim.iter_corpus` reads them.
+    settings : Settings, optional
+        Shingling, MinHash, banding and threshold (defaults: ``Settings()``).
+    text_field, id_field, on_error, batch_size
+        As for :func:`nearsim.iter_corpus`.
+    verify : {"estimate", "exact", "none"}
+        Which candidates are accepted: MinHash estimate ≥ threshold, exact Jaccard ≥
+        threshold (the corpus is read again for the candidates' shingles), or all.
+    max_pairs : int
+        Limit on distinct candidate pairs (``TooManyPairsError`` above it).
+    progress : bool
+        Print each stage and a progress bar on stderr.
+
+    Returns
+    -------
+    DedupResult
+        Equal to ``candidate_pairs`` + the filter + ``clusters`` on the same texts.
+    """
+    settings = Settings() if settings is None else settings
+    if not isinstance(settings, Settings):
+        raise ValueError(f"settings={settings!r} is not accepted; accepted: a nearsim.Settings")
+    verify = check_choice(verify, "verify", VERIFY)
+    max_pairs = check_int(max_pairs, "max_pairs", low=0)
+    clock = _Clock(check_bool(progress, "progress"))
+    paths = _check_paths(paths)
+    read = dict(text_field=text_field, id_field=id_field, on_error=on_error, batch_size=batch_size)
+
+    ids: list[str] = []
+    sig_parts: list[np.ndarray] = []
+    valid_parts: list[np.ndarray] = []
+    reader = iter_corpus(paths, **read)
+    bar = clock.bar("documents read and signed", "docs")
+    with bar:
+        batches = iter(reader)
+        while True:
+            with clock.stage("read"):
+                batch = next(batches, None)
+            if batch is None:
+                break
+            with clock.stage("signatures"):
+                run = Runner(batch["text"].tolist(), settings, digest="batch")
+                valid_parts.append(run.get(ROW_STAGES[1]))
+                sig_parts.append(run.get(ROW_STAGES[2]))
+            ids.extend(batch["id"].tolist())
+            bar.update(len(batch))
+    valid = _concat(valid_parts, (0,), bool)
+    sig = _concat(sig_parts, (0, settings.num_perm), np.uint32)
+    del sig_parts, valid_parts
+
+    with clock.stage("bands", f"banding: {settings.bands} bands × {settings.rows} rows"):
+        cand = candidate_pairs(sig, settings.bands, settings.rows, valid=valid, max_pairs=max_pairs)
+        est = estimate_pairs(sig, cand)
+    del sig
+    jaccard = None
+    with clock.stage("verify", f"verifying {cand.shape[0]:,} candidates ({verify})"):
+        if verify == "estimate":
+            keep = est >= settings.threshold
+        elif verify == "exact":
+            jaccard = _exact_jaccard(paths, read, settings, cand, clock)
+            keep = jaccard >= settings.threshold
+        else:
+            keep = np.ones(cand.shape[0], dtype=bool)
+    pairs, est = cand[keep], est[keep]
+    if jaccard is not None:
+        jaccard = jaccard[keep]
+    with clock.stage("clusters", f"clustering {pairs.shape[0]:,} pairs"):
+        labels = clusters(len(ids), pairs)
+    return DedupResult(
+        settings,
+        ids,
+        valid,
+        labels,
+        int(cand.shape[0]),
+        pairs,
+        est,
+        jaccard,
+        verify,
+        clock.seconds,
+        reader.report.summary(),
+    )
+
+
+def _concat(parts: list[np.ndarray], empty_shape: tuple, dtype) -> np.ndarray:
+    if not parts:
+        return np.zeros(empty_shape, dtype=dtype)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, clock) -> np.ndarray:
+    """Exact Jaccard of the candidate pairs, from a second read of the corpus."""
+    involved = np.unique(cand.ravel())
+    texts: list[str] = []
+    row = 0
+    for batch in iter_corpus(paths, **read):
+        lo, hi = np.searchsorted(involved, [row, row + len(batch)])
+        if hi > lo:
+            picked = batch["text"].to_numpy()[involved[lo:hi] - row]
+            texts.extend(picked.tolist())
+        row += len(batch)
+    flat = text_shingles(texts, **settings.shingle_options())
+    local = np.searchsorted(involved, cand)
+    return pair_jaccard(flat, local)
+
+
+# -- output files ------------------------------------------------------------------------
+def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
+    if fmt == "parquet":
+        df.to_parquet(path, index=False)
+    elif fmt == "csv":
+        df.to_csv(path, index=False)
+    else:
+        df.to_json(path, orient="records", lines=True, force_ascii=False)
+
+
+def prepare_output(out: str | os.PathLike) -> Path:
+    """Make the output folder and remove an older run's ``summary.json`` from it.
+
+    Called before a run starts (and again before writing), so that while a run is going,
+    and after one is interrupted, the folder never claims to hold a complete run.
+
+    Returns
+    -------
+    Path
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; accepted: a folder (made if missing)")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").unlink(missing_ok=True)
+    return out
+
+
+def write_outputs(
+    result: DedupResult, out: str | os.PathLike, fmt: str = "parquet", *, progress: bool = False
+) -> list[Path]:
+    """Write ``clusters.<fmt>``, ``pairs.<fmt>`` and ``summary.json`` in a folder.
+
+    Every file is written under a temporary name and renamed when complete, and an older
+    ``summary.json`` is removed first and the new one written last: a folder with a
+    ``summary.json`` holds a complete run; an interrupted run leaves only ``.tmp`` files.
+
+    Parameters
+    ----------
+    result : DedupResult
+    out : path
+        The folder (created if missing).
+    fmt : {"parquet", "csv", "jsonl"}
+    progress : bool
+        Say on stderr what is being written.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    fmt = check_choice(fmt, "fmt", FORMATS)
+    out = prepare_output(out)
+    summary_path = out / "summary.json"
+    clock = _Clock(check_bool(progress, "progress"))
+    written = []
+    with clock.stage("write", f"writing {out}"):
+        for name, table in (("clusters", result.cluster_table()), ("pairs", result.pair_table())):
+            path = out / f"{name}.{fmt}"
+            tmp = out / f".{name}.{fmt}.tmp-{os.getpid()}"
+            try:
+                _write_table(table, tmp, fmt)
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+            written.append(path)
+    summary = result.summary()
+    summary["seconds"]["write"] = round(clock.seconds["write"], 3)
+    summary["format"] = fmt
+    tmp = out / f".summary.json.tmp-{os.getpid()}"
+    tmp.write_text(json.dumps(summary, indent=2) + "\n")
+    os.replace(tmp, summary_path)
+    written.append(summary_path)
+    return written

@@ -1,0 +1,317 @@
+"""The ``nearsim`` command: options, Share links, exit codes, output files, equality with
+the library, and an interrupted run that leaves no complete-looking file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nearsim as ns
+from nearsim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_jsonl(path: Path, texts, ids=None) -> Path:
+    rows = [
+        {"text": t} | ({"doc_id": i} if ids is not None else {})
+        for t, i in zip(texts, ids if ids is not None else range(len(texts)), strict=True)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """1,500 Example documents (a third edited copies) as JSON lines with string ids."""
+    folder = tmp_path_factory.mktemp("corpus")
+    texts = ns.example_corpus(1500, seed=3)["text"].tolist()
+    ids = [f"doc-{i:05d}" for i in range(len(texts))]
+    return write_jsonl(folder / "news.jsonl", texts, ids), texts, ids
+
+
+def nearsim(*args: str, cwd: Path | None = None, timeout: float = 300):
+    """Run the installed command in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "nearsim", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+def library_answer(texts, settings, verify="estimate"):
+    """candidate_pairs + the filter + clusters, the library's way."""
+    run = ns.pipeline.Runner(texts, settings)
+    sig, valid = run.get("signatures"), run.get("valid")
+    cand = ns.candidate_pairs(sig, settings.bands, settings.rows, valid=valid)
+    est = ns.estimate_pairs(sig, cand)
+    if verify == "estimate":
+        keep = est >= settings.threshold
+    elif verify == "exact":
+        keep = ns.pair_jaccard(run.get("shingles").flat, cand) >= settings.threshold
+    else:
+        keep = np.ones(len(cand), dtype=bool)
+    pairs = cand[keep]
+    return pairs, est[keep], ns.clusters(len(texts), pairs)
+
+
+def smallest_row(labels: np.ndarray) -> np.ndarray:
+    first = {}
+    for row, lab in enumerate(labels.tolist()):
+        first.setdefault(lab, row)
+    return np.array([first[lab] for lab in labels.tolist()], dtype=np.int64)
+
+
+# -- the answer --------------------------------------------------------------------------
+@pytest.mark.parametrize("verify", ["estimate", "exact", "none"])
+def test_dedup_equals_the_library_row_for_row(corpus, tmp_path, verify):
+    path, texts, ids = corpus
+    settings = ns.Settings(threshold=0.7)
+    code = main(
+        [
+            "dedup",
+            str(path),
+            "--out",
+            str(tmp_path),
+            "--threshold",
+            "0.7",
+            "--id-field",
+            "doc_id",
+            "--verify",
+            verify,
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    pairs, est, labels = library_answer(texts, settings, verify)
+    got_pairs = pd.read_parquet(tmp_path / "pairs.parquet")
+    assert got_pairs[["a", "b"]].to_numpy().tolist() == pairs.tolist()
+    np.testing.assert_allclose(got_pairs["estimate"].to_numpy(), est)
+    assert ("jaccard" in got_pairs.columns) == (verify == "exact")
+    got = pd.read_parquet(tmp_path / "clusters.parquet")
+    assert got["row"].tolist() == list(range(len(texts)))
+    assert got["id"].tolist() == ids
+    assert got["cluster"].tolist() == smallest_row(labels).tolist()
+    sizes = np.bincount(labels)[labels]
+    assert got["cluster_size"].tolist() == sizes.tolist()
+    assert got["keep"].tolist() == (got["cluster"] == got["row"]).tolist()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["documents"] == len(texts)
+    assert summary["pairs"] == len(pairs)
+    assert summary["removed"] == int((~got["keep"]).sum())
+    assert summary["clusters"] == int((np.bincount(labels) >= 2).sum())
+    assert set(summary["seconds"]) >= {"read", "signatures", "bands", "verify", "clusters"}
+    assert summary["peak_memory_bytes"] > 10**6
+
+
+def test_output_tables_have_the_documented_columns_and_types(corpus, tmp_path):
+    path, texts, _ = corpus
+    for fmt in ("parquet", "csv", "jsonl"):
+        out = tmp_path / fmt
+        assert (
+            main(
+                [
+                    "dedup",
+                    str(path),
+                    "--out",
+                    str(out),
+                    "--format",
+                    fmt,
+                    "--quiet",
+                    "--verify",
+                    "exact",
+                ]
+            )
+            == 0
+        )
+        read = {
+            "parquet": pd.read_parquet,
+            "csv": pd.read_csv,
+            "jsonl": lambda p: pd.read_json(p, lines=True, dtype={"id": str}),
+        }[fmt]
+        clusters = read(out / f"clusters.{fmt}")
+        pairs = read(out / f"pairs.{fmt}")
+        assert list(clusters.columns) == ["row", "id", "cluster", "cluster_size", "keep"]
+        assert list(pairs.columns) == ["a", "b", "estimate", "jaccard"]
+        assert [clusters[c].dtype.kind for c in ("row", "cluster", "cluster_size")] == ["i"] * 3
+        assert clusters["keep"].dtype == bool
+        assert [pairs[c].dtype.kind for c in ("a", "b", "estimate", "jaccard")] == list("iiff")
+        assert len(clusters) == len(texts)
+        assert (pairs["a"] < pairs["b"]).all()
+
+
+def test_a_share_link_gives_the_same_run_as_the_same_options(corpus, tmp_path):
+    path, _, _ = corpus
+    settings = ns.Settings(threshold=0.6, shingle_kind="word", shingle_k=3, num_perm=64)
+    link = "http://127.0.0.1:8501/banding?" + urlencode(settings.to_query())
+    assert (
+        main(["dedup", str(path), "--out", str(tmp_path / "link"), "--settings", link, "--quiet"])
+        == 0
+    )
+    assert (
+        main(
+            [
+                "dedup",
+                str(path),
+                "--out",
+                str(tmp_path / "opts"),
+                "--threshold",
+                "0.6",
+                "--shingle-kind",
+                "word",
+                "--shingle-k",
+                "3",
+                "--num-perm",
+                "64",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    for name in ("clusters.parquet", "pairs.parquet"):
+        a = pd.read_parquet(tmp_path / "link" / name)
+        b = pd.read_parquet(tmp_path / "opts" / name)
+        pd.testing.assert_frame_equal(a, b)
+    ja = json.loads((tmp_path / "link" / "summary.json").read_text())
+    assert ja["settings"] == urlencode(settings.to_query())
+
+
+def test_options_beside_a_link_override_it(corpus, tmp_path):
+    path, _, _ = corpus
+    assert (
+        main(
+            [
+                "dedup",
+                str(path),
+                "--out",
+                str(tmp_path),
+                "--settings",
+                "threshold=0.6",
+                "--threshold",
+                "0.9",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["settings"] == "threshold=0.9"
+
+
+# -- exit codes and one-line messages ------------------------------------------------------
+BAD = [
+    (["dedup", "{corpus}", "--out", "{out}", "--threshold", "2"], "--threshold.*0.05 to 0.99"),
+    (["dedup", "{corpus}", "--out", "{out}", "--num-perm", "abc"], "--num-perm.*not an integer"),
+    (["dedup", "{corpus}", "--out", "{out}", "--auto-tune", "maybe"], "--auto-tune"),
+    (["dedup", "{corpus}", "--out", "{out}", "--bands", "20"], "ignored because auto_tune"),
+    (
+        [
+            "dedup",
+            "{corpus}",
+            "--out",
+            "{out}",
+            "--auto-tune",
+            "false",
+            "--bands",
+            "20",
+            "--rows",
+            "10",
+        ],
+        "bands × rows = 20 × 10",
+    ),
+    (["dedup", "{corpus}", "--out", "{out}", "--verify", "maybe"], "invalid choice: 'maybe'"),
+    (["dedup", "{corpus}"], "--out"),
+    (["dedup", "missing.jsonl", "--out", "{out}"], "missing.jsonl.*does not exist"),
+    (["dedup", "{corpus}", "--out", "{out}", "--text-field", "body"], "body"),
+    (["dedup", "{corpus}", "--out", "{out}", "--frobnicate"], "unrecognized arguments"),
+    (["tune", "--threshold", "0"], "--threshold"),
+    (["frobnicate"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD)
+def test_bad_input_exits_2_with_one_line(corpus, tmp_path, args, message, capsys):
+    filled = [a.format(corpus=corpus[0], out=tmp_path / "out") for a in args]
+    assert main(filled) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("nearsim: error: ") or "error:" in err
+    import re
+
+    assert re.search(message, err), err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_a_bad_record_names_the_file_and_line(tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"text": "fine"}\n{"text": "also fine"}\nnot json\n')
+    assert main(["dedup", str(path), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl" in err and "line 3" in err and err.count("\n") == 1
+    assert (
+        main(["dedup", str(path), "--out", str(tmp_path / "o"), "--on-error", "skip", "--quiet"])
+        == 0
+    )
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["documents"] == 2 and "skipped 1" in summary["read"]
+
+
+def test_the_installed_command_runs_and_fails_cleanly(corpus, tmp_path):
+    ok = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--threshold", "0.7")
+    assert ok.returncode == 0, ok.stderr
+    assert "candidate pairs" in ok.stdout and "clusters" in ok.stdout
+    assert "signatures" in ok.stderr or "documents" in ok.stderr  # progress on stderr
+    bad = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--num-perm", "-1")
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    debug = nearsim("--debug", "dedup", str(corpus[0]), "--out", str(tmp_path), "--num-perm", "-1")
+    assert debug.returncode != 0 and "Traceback" in debug.stderr
+    quiet = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--quiet")
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+
+
+def test_tune_prints_the_best_eight():
+    out = nearsim("tune", "--threshold", "0.8", "--num-perm", "128")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 10
+    assert lines[2].split()[:3] == ["1", "9", "13"]
+
+
+def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path):
+    """Interrupt a run: an older run's summary.json is removed when the new run starts, and
+    the interrupted run leaves no summary.json; a table that is there was renamed whole."""
+    texts = ns.example_corpus(20_000, seed=1)["text"].tolist() * 5
+    path = write_jsonl(tmp_path / "big.jsonl", texts)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")  # an older run
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nearsim", "dedup", str(path), "--out", str(out), "--quiet"],
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (out / "summary.json").exists():
+        time.sleep(0.01)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    time.sleep(1.0)  # somewhere in reading, signing or banding
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not (out / "summary.json").exists()
+    complete = {p.name for p in out.iterdir() if not p.name.startswith(".")}
+    assert complete <= {"clusters.parquet", "pairs.parquet"}
+    for name in complete:  # a table that is there was renamed whole: it reads
+        pd.read_parquet(out / name)
