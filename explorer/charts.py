@@ -16,6 +16,16 @@ FP_COLOR = "#e4572e"
 FN_COLOR = "#4c78a8"
 CURVE_COLOR = "#222222"
 MEASURED_COLOR = "#2a9d8f"
+MARK_COLORS = {"threshold": CURVE_COLOR, "steepest": "#777777", "rule of thumb": "#aaaaaa"}
+
+
+def finish(chart, height: int):
+    """Every chart's last step: its total height (axes and legend included — a fitted
+    Vega-Lite chart counts them in), and legends below the plot, one entry per line, so a
+    narrow screen keeps the plot's full width."""
+    return chart.properties(height=height).configure_legend(
+        orient="bottom", direction="vertical", columns=1, labelLimit=320, titleLimit=320
+    )
 
 
 def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
@@ -40,7 +50,7 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
         )
     df = pd.concat(rows, ignore_index=True)
     df = df[df["documents"] > 0]
-    return (
+    chart = (
         alt.Chart(df)
         .mark_bar()
         .encode(
@@ -62,8 +72,8 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
                 "status:N",
             ],
         )
-        .properties(height=220)
     )
+    return finish(chart, 300)
 
 
 def s_curve(
@@ -71,8 +81,11 @@ def s_curve(
     r: int,
     threshold: float,
     rates: pd.DataFrame | None = None,
-) -> alt.LayerChart:
+):
     """The banding S-curve with the false-positive and false-negative areas shaded.
+
+    One legend for everything drawn (areas, curve, marks, measured points), so it fits
+    below the plot on a phone.
 
     Parameters
     ----------
@@ -82,117 +95,103 @@ def s_curve(
         The threshold t: the FP area is under the curve left of t, the FN area above it
         right of t.
     rates : pandas.DataFrame, optional
-        ``nearsim.rate_by_band`` output: measured share of pairs that became candidates
-        per 0.05 similarity band, drawn over the curve.
+        ``nearsim.rate_by_band`` output: the measured share of pairs that became
+        candidates per 0.05 range of similarity, drawn over the curve.
     """
     s = np.linspace(0.0, 1.0, 401)
     s = np.union1d(s, [threshold])
     p = candidate_probability(s, b, r)
     curve = pd.DataFrame({"s": s, "p": p})
-    left = curve[curve["s"] <= threshold].assign(
-        lo=0.0, hi=lambda d: d["p"], area="false-positive area"
+    steep, thumb = steepest_point(b, r), effective_threshold(b, r)
+    names = {
+        "fp": "false-positive area (left of t, under the curve)",
+        "fn": "false-negative area (right of t, above the curve)",
+        "curve": f"S-curve 1 − (1 − s^{r})^{b}",
+        "t": f"threshold t = {threshold:g}",
+        "steep": f"steepest point {steep:.3f}",
+        "thumb": f"rule of thumb (1/b)^(1/r) = {thumb:.3f}",
+        "all": "measured share (all pairs)",
+        "sampled": "measured share (sampled pairs)",
+    }
+    colors = {
+        "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
+        "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
+        "all": MEASURED_COLOR, "sampled": "#7fc8bf",
+    }  # fmt: skip
+    shown = ["fp", "fn", "curve", "t", "steep", "thumb"]
+    has_rates = rates is not None and len(rates) and rates["rate"].notna().any()
+    if has_rates:
+        shown += ["all", "sampled"] if rates["sampled"].any() else ["all"]
+    color = alt.Color(
+        "what:N",
+        title=None,
+        scale=alt.Scale(domain=[names[k] for k in shown], range=[colors[k] for k in shown]),
+        sort=[names[k] for k in shown],
     )
-    right = curve[curve["s"] >= threshold].assign(
-        lo=lambda d: d["p"], hi=1.0, area="false-negative area"
-    )
-    areas = pd.concat([left, right], ignore_index=True)
     x = alt.X("s:Q", title="Jaccard similarity of a pair", scale=alt.Scale(domain=[0, 1]))
+    left = curve[curve["s"] <= threshold].assign(lo=0.0, hi=lambda d: d["p"], what=names["fp"])
+    right = curve[curve["s"] >= threshold].assign(lo=lambda d: d["p"], hi=1.0, what=names["fn"])
     shade = (
-        alt.Chart(areas)
+        alt.Chart(pd.concat([left, right], ignore_index=True))
         .mark_area(opacity=0.35)
         .encode(
             x=x,
-            y=alt.Y(
-                "lo:Q",
-                title="probability of becoming a candidate pair",
-                scale=alt.Scale(domain=[0, 1]),
-            ),
+            y=alt.Y("lo:Q", title="chance of becoming a candidate", scale=alt.Scale(domain=[0, 1])),
             y2="hi:Q",
-            color=alt.Color(
-                "area:N",
-                title="shaded",
-                scale=alt.Scale(
-                    domain=["false-positive area", "false-negative area"],
-                    range=[FP_COLOR, FN_COLOR],
-                ),
-            ),
+            color=color,
         )
     )
     line = (
-        alt.Chart(curve.assign(series=f"S-curve 1 − (1 − s^{r})^{b}"))
+        alt.Chart(curve.assign(what=names["curve"]))
         .mark_line(strokeWidth=2.5)
         .encode(
             x=x,
             y="p:Q",
-            strokeDash=alt.StrokeDash(
-                "series:N", title="curve", legend=alt.Legend(symbolType="stroke")
-            ),
-            color=alt.value(CURVE_COLOR),
+            color=color,
             tooltip=[
                 alt.Tooltip("s:Q", format=".3f"),
                 alt.Tooltip("p:Q", title="P(s)", format=".4f"),
             ],
         )
     )
-    steep = steepest_point(b, r)
     marks = pd.DataFrame(
-        {
-            "s": [threshold, steep, effective_threshold(b, r)],
-            "what": [
-                f"threshold t = {threshold:g}",
-                f"steepest point {steep:.3f}",
-                f"(1/b)^(1/r) = {effective_threshold(b, r):.3f}",
-            ],
-        }
+        {"s": [threshold, steep, thumb], "what": [names["t"], names["steep"], names["thumb"]]}
     )
     rules = (
-        alt.Chart(marks)
-        .mark_rule(strokeWidth=1.5)
-        .encode(
-            x="s:Q",
-            opacity=alt.Opacity("what:N", title="marks", scale=alt.Scale(range=[1.0, 0.6, 0.35])),
-            tooltip=["what:N"],
-        )
+        alt.Chart(marks).mark_rule(strokeWidth=1.5).encode(x="s:Q", color=color, tooltip=["what:N"])
     )
     layers = [shade, line, rules]
-    if rates is not None and len(rates):
+    if has_rates:
         pts = rates.dropna(subset=["rate"]).copy()
         pts["mid"] = (pts["lo"] + pts["hi"]) / 2
-        pts["kind"] = np.where(pts["sampled"], "measured (sampled pairs)", "measured (all pairs)")
+        pts["what"] = np.where(pts["sampled"], names["sampled"], names["all"])
         if "expected_se" in pts:
             pts["err_lo"] = (pts["rate"] - 2 * pts["expected_se"]).clip(0, 1)
             pts["err_hi"] = (pts["rate"] + 2 * pts["expected_se"]).clip(0, 1)
             layers.append(
                 alt.Chart(pts)
-                .mark_rule(color=MEASURED_COLOR, opacity=0.6)
-                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q")
+                .mark_rule(opacity=0.6)
+                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q", color=color)
             )
         layers.append(
             alt.Chart(pts)
-            .mark_point(size=70, filled=True, color=MEASURED_COLOR)
+            .mark_point(size=70, filled=True)
             .encode(
                 x="mid:Q",
                 y="rate:Q",
-                shape=alt.Shape(
-                    "kind:N",
-                    title="measured share of pairs",
-                    scale=alt.Scale(
-                        domain=["measured (all pairs)", "measured (sampled pairs)"],
-                        range=["circle", "triangle-up"],
-                    ),
-                ),
+                color=color,
+                shape=alt.Shape("sampled:N", legend=None),
                 tooltip=[
                     alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
                     alt.Tooltip("hi:Q", title="to", format=".2f"),
-                    alt.Tooltip("pairs:Q", title="pairs in band", format=","),
+                    alt.Tooltip("pairs:Q", title="pairs in this range", format=","),
                     alt.Tooltip("candidates:Q", title="became candidates", format=","),
-                    alt.Tooltip("rate:Q", title="measured rate", format=".3f"),
+                    alt.Tooltip("rate:Q", title="measured share", format=".3f"),
                     alt.Tooltip("expected:Q", title="S-curve expects", format=".3f"),
-                    alt.Tooltip("kind:N", title="pairs"),
                 ],
             )
         )
-    return alt.layer(*layers).resolve_scale(color="independent").properties(height=380)
+    return finish(alt.layer(*layers), 560)
 
 
 def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
@@ -203,7 +202,7 @@ def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
         "in use",
         np.where(df["rank"] <= 8, "best eight", "other choices"),
     )
-    return (
+    chart = (
         alt.Chart(df)
         .mark_circle()
         .encode(
@@ -232,8 +231,8 @@ def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
                 alt.Tooltip("error:Q", format=".4f"),
             ],
         )
-        .properties(height=260)
     )
+    return finish(chart, 340)
 
 
 def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
@@ -255,7 +254,7 @@ def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
         )
     df = pd.concat(rows, ignore_index=True)
     df = df[df["pairs"] > 0]
-    return (
+    chart = (
         alt.Chart(df)
         .mark_bar()
         .encode(
@@ -275,8 +274,8 @@ def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
                 "outcome:N",
             ],
         )
-        .properties(height=240)
     )
+    return finish(chart, 320)
 
 
 def estimate_vs_exact(table: pd.DataFrame, threshold: float) -> alt.Chart:
@@ -307,7 +306,7 @@ def estimate_vs_exact(table: pd.DataFrame, threshold: float) -> alt.Chart:
     )
     rule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(strokeDash=[4, 3]).encode(x="t:Q")
     hrule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(strokeDash=[4, 3]).encode(y="t:Q")
-    return alt.layer(pts, rule, hrule).properties(height=320)
+    return finish(alt.layer(pts, rule, hrule), 420)
 
 
 def compare_curves(table: pd.DataFrame, lsh: dict | None) -> alt.LayerChart:
@@ -348,7 +347,7 @@ def compare_curves(table: pd.DataFrame, lsh: dict | None) -> alt.LayerChart:
                 tooltip=["label:N", alt.Tooltip("value:Q", format=".3f")],
             )
         )
-    return alt.layer(*layers).properties(height=320)
+    return finish(alt.layer(*layers), 380)
 
 
 def bit_shares(shares: np.ndarray) -> alt.LayerChart:
@@ -378,13 +377,12 @@ def bit_shares(shares: np.ndarray) -> alt.LayerChart:
                 "health:N",
                 title="bit",
                 scale=alt.Scale(domain=["moves", "never moves"], range=[FN_COLOR, FP_COLOR]),
-                legend=alt.Legend(orient="bottom"),
             ),
             tooltip=["bit:O", alt.Tooltip("share:Q", title="share with the bit set", format=".2f")],
         )
     )
     half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 3]).encode(y="y:Q")
-    return alt.layer(bars, half).properties(height=320)  # the total: axes and legend included
+    return finish(alt.layer(bars, half), 320)
 
 
 def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000) -> alt.LayerChart:
@@ -410,4 +408,4 @@ def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000)
             pair=f"datum.jaccard >= {threshold} ? 'near duplicate (J ≥ t)' : 'below t'"
         )
     )
-    return pts.properties(height=300)
+    return finish(pts, 380)

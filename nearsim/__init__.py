@@ -30,6 +30,16 @@ from .export import (
 )
 from .hamming import hamming_pairs, replay
 from .hash_health import broken_simhash, hash_health
+from .labels import (
+    LABELS,
+    ThresholdChoice,
+    best_threshold,
+    check_labels,
+    draw_label_pairs,
+    label_curve,
+    labels_to_csv,
+    read_labels_csv,
+)
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -42,29 +52,44 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .predict import (
+    Prediction,
+    predict,
+    prediction_table,
+    similarity_weights,
+    tune_for,
+)
 from .presets import PRESETS, Preset, preset
+from .removal import removal_curve, removal_rates
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import SimHasher, hamming_distance
+from .sizing import Throughput, measure_throughput, sizing
 
 __version__ = "0.1.0"
 
 __all__ = [
     "FIELD_SPECS",
+    "LABELS",
     "PRESETS",
     "Carry",
     "Choice",
     "Evaluation",
     "MinHasher",
     "PeerConfig",
+    "Prediction",
     "Preset",
     "Settings",
     "SimHasher",
+    "ThresholdChoice",
+    "Throughput",
     "TooManyPairsError",
+    "best_threshold",
     "broken_simhash",
     "candidate_pairs",
     "candidate_probability",
     "check_clusters",
+    "check_labels",
     "cluster_table",
     "clusters",
     "compare_simhash",
@@ -73,6 +98,7 @@ __all__ = [
     "datatrove_config",
     "dedup_argv",
     "dedup_command",
+    "draw_label_pairs",
     "effective_threshold",
     "estimate_jaccard",
     "estimate_pairs",
@@ -85,19 +111,30 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "label_curve",
+    "labels_to_csv",
+    "measure_throughput",
     "nemo_curator_config",
     "parse_paste",
     "peer_configs",
+    "predict",
+    "prediction_table",
     "preset",
     "rate_by_band",
     "read_csv_column",
     "read_csv_column_rows",
     "read_document_file",
+    "read_labels_csv",
+    "removal_curve",
+    "removal_rates",
     "replay",
     "shingles",
     "similarity_sample",
+    "similarity_weights",
+    "sizing",
     "standard_error",
     "steepest_point",
     "text_dedup_config",
     "tune",
+    "tune_for",
 ]

@@ -199,6 +199,19 @@ def check_n(value: Any, name: str = "n") -> int:
     return check_int(value, name, low=0, high=MAX_DOCS)
 
 
+def _real_array(value: Any, name: str, accepted: str) -> np.ndarray:
+    """``value`` as a float64 array if it is a number or an array of real numbers."""
+    if isinstance(value, bool | np.bool_ | str | bytes) or value is None:
+        raise _fail(name, value, accepted, wrong_type=True)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise _fail(name, value, accepted, wrong_type=True) from None
+    if arr.dtype.kind not in "iuf":
+        raise _fail(name, value, accepted, wrong_type=True)
+    return arr.astype(np.float64, copy=False)
+
+
 def check_similarity(value: Any, name: str = "s") -> np.ndarray:
     """Similarities: a real number or an array of real numbers, each from 0 to 1.
 
@@ -208,15 +221,7 @@ def check_similarity(value: Any, name: str = "s") -> np.ndarray:
         Same shape as ``value`` (0-d for a scalar).
     """
     accepted = "a number or an array of numbers, each from 0 to 1"
-    if isinstance(value, bool | np.bool_ | str | bytes) or value is None:
-        raise _fail(name, value, accepted, wrong_type=True)
-    try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError):
-        raise _fail(name, value, accepted, wrong_type=True) from None
-    if arr.dtype.kind not in "iuf":
-        raise _fail(name, value, accepted, wrong_type=True)
-    arr = arr.astype(np.float64, copy=False)
+    arr = _real_array(value, name, accepted)
     if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0.0 or arr.max() > 1.0):
         raise _fail(name, value, accepted)
     return arr
@@ -376,6 +381,58 @@ def check_instance(value: Any, name: str, cls: type, accepted: str) -> Any:
     if not isinstance(value, cls):
         raise _fail(name, value, accepted, wrong_type=True)
     return value
+
+
+def check_pair_weights(value: Any, n: int, name: str = "weight") -> np.ndarray:
+    """Weights of ``n`` items (how many pairs each stands for): finite reals ≥ 0, shape (n,).
+
+    ``None`` means 1 for every item.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+    """
+    accepted = f"None or an array of {n} finite numbers ≥ 0 (one per pair)"
+    if value is None:
+        return np.ones(n, dtype=np.float64)
+    arr = _real_array(value, name, accepted)
+    if arr.shape != (n,):
+        raise _fail(name, value, accepted)
+    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0.0):
+        raise _fail(name, value, accepted)
+    return arr
+
+
+def check_thresholds(value: Any, name: str = "thresholds") -> np.ndarray:
+    """A grid of thresholds: a non-empty, strictly increasing 1-D array of numbers in (0, 1].
+
+    Returns
+    -------
+    ndarray of float64, shape (g,)
+    """
+    accepted = "a non-empty, strictly increasing 1-D array of numbers in (0, 1]"
+    arr = _real_array(value, name, accepted)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise _fail(name, value, accepted)
+    if arr.min() <= 0.0 or arr.max() > 1.0 or np.any(np.diff(arr) <= 0):
+        raise _fail(name, value, accepted)
+    return arr
+
+
+def check_pair_similarity(value: Any, name: str = "similarity") -> np.ndarray:
+    """Similarities of m pairs: a 1-D array of numbers from 0 to 1.
+
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+    """
+    arr = check_similarity(value, name)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} has shape {arr.shape}, which is not accepted; accepted: a 1-D array of "
+            "numbers from 0 to 1 (one per pair)"
+        )
+    return arr
 
 
 def check_estimates(value: Any, m: int, name: str = "estimates") -> np.ndarray:

@@ -60,11 +60,14 @@ def candidate_probability(s, b: int, r: int):
     Examples
     --------
     >>> round(candidate_probability(0.8, 9, 13), 4)
-    0.4644
+    0.3988
     """
     b, r = check_banding(b, r)
     ss = check_similarity(s, "s")
-    p = -np.expm1(b * np.log1p(-(ss**r))) if np.all(ss < 1) else 1.0 - (1.0 - ss**r) ** b
+    # -expm1(b·log1p(-s^r)) keeps full relative precision where P is tiny; at s = 1 the
+    # log is -inf and the result exactly 1 (no fallback formula that loses it elsewhere)
+    with np.errstate(divide="ignore"):
+        p = -np.expm1(b * np.log1p(-(ss**r)))
     return float(p) if np.ndim(p) == 0 else p
 
 

@@ -38,6 +38,14 @@ def test_candidate_probability():
     assert (np.diff(p) > 0).all()
 
 
+def test_s_curve_keeps_precision_beside_s_equal_1():
+    """candidate_probability on an array holding 1.0 stays accurate for tiny P elsewhere
+    (it used to switch every element to 1 - (1 - s^r)^b, which rounds 7e-9 to 8 digits)."""
+    p = ns.candidate_probability(np.array([0.2, 1.0]), 9, 13)
+    assert p[1] == 1.0
+    assert p[0] == pytest.approx(ns.candidate_probability(0.2, 9, 13), rel=1e-14)
+
+
 @pytest.mark.parametrize(("b", "r"), [(1, 1), (2, 3), (9, 13), (20, 5), (3, 40), (50, 2)])
 @pytest.mark.parametrize("t", ["1/2", "4/5", "1/10", "19/20", "2/3"])
 def test_areas_are_exact(t, b, r):
