@@ -8,9 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
-from nearsim.simhash import (
-    distance_vs_jaccard,
-)
+from nearsim.hamming import distance_vs_jaccard
 
 st.title("Compare: SimHash")
 st.markdown(

@@ -190,7 +190,8 @@ def _child(task: dict) -> dict:
         pairs = sorted((min(int(a), int(b)), max(int(a), int(b))) for a, b, _ in found)
         return {"seconds": seconds, "pairs": pairs, "peak_mb": _peak_mb(), "base_mb": base}
     if kind in ("tables", "hamming-brute"):
-        from nearsim.simhash import SimHasher, hamming_pairs
+        from nearsim.hamming import hamming_pairs
+        from nearsim.simhash import SimHasher
 
         fps = SimHasher(seed=1).fingerprints(sets)
         method = "tables" if kind == "tables" else "brute"

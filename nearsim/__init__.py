@@ -18,7 +18,7 @@ from .documents import (
     read_csv_column_rows,
     read_document_file,
 )
-from .evaluate import Evaluation, evaluate, rate_by_band
+from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
 from .example import example_corpus
 from .export import (
@@ -32,6 +32,8 @@ from .export import (
     peer_configs,
     text_dedup_config,
 )
+from .hamming import hamming_pairs, replay
+from .hash_health import broken_simhash, hash_health
 from .labels import (
     LABELS,
     ThresholdChoice,
@@ -65,15 +67,7 @@ from .presets import PRESETS, Preset, preset
 from .removal import removal_curve, removal_rates
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
-from .simhash import (
-    SimHasher,
-    broken_simhash,
-    compare_simhash,
-    hamming_distance,
-    hamming_pairs,
-    hash_health,
-    replay,
-)
+from .simhash import SimHasher, hamming_distance
 from .sizing import Throughput, measure_throughput, sizing
 
 __version__ = "0.1.0"

@@ -1,13 +1,17 @@
-"""Small array helpers.
+"""Small array helpers: popcount in compiled code, distinct values, and pair codes.
 
 ``np.unique`` on large int64 arrays is very slow in recent NumPy (seconds for a few
 million values, against milliseconds for a sort), so the hot paths use these instead.
+
+Pairs of documents (i, j) with i < j < n are coded as one int64, ``i * n + j``: codes sort
+the way the pairs do (by i, then j), so a sorted array of distinct codes is a set of pairs
+in which membership is one ``searchsorted``. These helpers take validated pairs
+(:func:`nearsim._validation.check_pairs`); they do no checking of their own.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from numba import types
 from numba.extending import intrinsic
 
@@ -23,34 +27,6 @@ def popcount64(typingctx, x):
         return builder.ctpop(args[0])
 
     return sig, codegen
-
-
-def as_pairs(pairs, name: str = "pairs") -> np.ndarray:
-    """Pairs of row numbers as an int64 array of shape (m, 2), or ``ValueError``.
-
-    Parameters
-    ----------
-    pairs : array_like of int, shape (m, 2), or pandas.DataFrame with columns i, j
-    name : str
-        What to call the argument in messages.
-
-    Returns
-    -------
-    ndarray of int64, shape (m, 2)
-    """
-    if isinstance(pairs, pd.DataFrame):
-        if not {"i", "j"} <= set(pairs.columns):
-            raise ValueError(f"{name} as a DataFrame needs columns i and j")
-        arr = pairs[["i", "j"]].to_numpy()
-    else:
-        arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (m, 2), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integer row numbers, got dtype {arr.dtype}")
-    return arr.astype(np.int64, copy=False)
 
 
 def unique_int(values: np.ndarray, *, presorted_runs: bool = False) -> np.ndarray:
@@ -75,3 +51,84 @@ def unique_int(values: np.ndarray, *, presorted_runs: bool = False) -> np.ndarra
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+def pair_codes(pairs: np.ndarray, n: int) -> np.ndarray:
+    """Code each pair (i, j) as ``i * n + j``.
+
+    Parameters
+    ----------
+    pairs : ndarray of int64, shape (m, 2)
+        Validated pairs, ``0 <= i, j < n``.
+    n : int
+        Number of documents (at most 2**31 − 1, so that codes fit in int64).
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        In the order of ``pairs``.
+
+    Examples
+    --------
+    >>> pair_codes(np.array([[0, 1], [2, 3]]), 4).tolist()
+    [1, 11]
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0] * np.int64(n) + pairs[:, 1]
+
+
+def sorted_codes(pairs: np.ndarray, n: int) -> np.ndarray:
+    """Sorted distinct codes of ``pairs`` (see :func:`pair_codes`).
+
+    Parameters
+    ----------
+    pairs : ndarray of int64, shape (m, 2)
+    n : int
+
+    Returns
+    -------
+    ndarray of int64, shape (u,)
+        Sorted, without repeats.
+    """
+    return unique_int(pair_codes(pairs, n))
+
+
+def code_rows(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``(i, j)`` of pair codes: the inverse of :func:`pair_codes`.
+
+    Parameters
+    ----------
+    codes : ndarray of int64, shape (m,)
+    n : int
+
+    Returns
+    -------
+    (ndarray of int64, ndarray of int64), each of shape (m,)
+    """
+    n = np.int64(max(n, 1))
+    return codes // n, codes % n
+
+
+def is_member(codes: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which of ``codes`` occur in ``sorted_set`` (sorted int64 codes).
+
+    Parameters
+    ----------
+    codes : ndarray of int64, shape (m,)
+    sorted_set : ndarray of int64, shape (u,)
+        Sorted ascending.
+
+    Returns
+    -------
+    ndarray of bool, shape (m,)
+
+    Examples
+    --------
+    >>> is_member(np.array([3, 5, 9]), np.array([1, 3, 9])).tolist()
+    [True, False, True]
+    """
+    if sorted_set.shape[0] == 0:
+        return np.zeros(codes.shape[0], dtype=bool)
+    pos = np.searchsorted(sorted_set, codes)
+    pos[pos == sorted_set.shape[0]] = 0
+    return sorted_set[pos] == codes

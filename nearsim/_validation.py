@@ -492,3 +492,76 @@ def check_optional_bool(value: Any, name: str, *, none: str = "None") -> bool | 
     if not isinstance(value, bool | np.bool_):
         raise _fail(name, value, f"True, False or {none}", wrong_type=True)
     return bool(value)
+
+
+def check_estimates(value: Any, m: int, name: str = "estimates") -> np.ndarray:
+    """Similarity estimates of ``m`` pairs: a 1-D array of ``m`` finite numbers from 0 to 1.
+
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+    """
+    accepted = f"an array of {m:,} numbers from 0 to 1, one per pair"
+    try:
+        arr = check_similarity(value, name)
+    except ArgumentTypeError:
+        raise _fail(name, value, accepted, wrong_type=True) from None
+    except ValueError:
+        raise _fail(name, value, accepted) from None
+    if arr.shape != (m,):
+        raise _fail(name, value, accepted)
+    return arr
+
+
+FINGERPRINT_MAX = (1 << 64) - 1
+"""Largest 64-bit fingerprint."""
+
+
+def check_fingerprint(value: Any, name: str) -> int:
+    """One 64-bit fingerprint: an integer from 0 to 2**64 − 1 (not a bool), as an ``int``."""
+    return check_int(value, name, low=0, high=FINGERPRINT_MAX)
+
+
+def check_fingerprints(value: Any, name: str = "fingerprints") -> np.ndarray:
+    """64-bit fingerprints, one per document, as a 1-D uint64 array.
+
+    Accepted: a 1-D array, Series or Index of unsigned integers of any width (converted to
+    uint64; a uint64 array is returned as it is); of signed integers when none is negative;
+    a sequence of Python or NumPy integers from 0 to 2**64 − 1. Fingerprints stored as int64
+    (databases, Parquet) can be negative: ``values.view(np.uint64)`` reinterprets their bits.
+
+    Returns
+    -------
+    ndarray of uint64, shape (n,)
+    """
+    accepted = "a 1-D array of integers from 0 to 2**64 - 1 (uint64), one per document"
+    x = value
+    if isinstance(x, pd.Series | pd.Index):
+        x = x.to_numpy()
+    if not isinstance(x, np.ndarray):
+        if isinstance(x, str | bytes | dict) or not isinstance(x, Iterable):
+            raise _fail(name, value, accepted, wrong_type=True)
+        seq = list(x)
+        if all(is_int(v) for v in seq):
+            if not all(0 <= v <= FINGERPRINT_MAX for v in seq):
+                raise _fail(name, value, accepted)
+            x = np.array([int(v) for v in seq], dtype=np.uint64).reshape(len(seq))
+        else:
+            try:
+                x = np.asarray(seq)
+            except (TypeError, ValueError):  # ragged sequences
+                raise _fail(name, value, accepted, wrong_type=True) from None
+    if x.dtype.kind not in "iu":
+        raise _fail(name, value, accepted, wrong_type=True)
+    if x.ndim != 1:
+        raise _fail(name, value, accepted)
+    if x.dtype.kind == "i":
+        if x.size and x.min() < 0:
+            raise _fail(
+                name,
+                value,
+                accepted + "; 64-bit fingerprints stored as int64 have negative values: "
+                "pass values.view(np.uint64)",
+            )
+        return x.astype(np.uint64)
+    return x.astype(np.uint64, copy=False)

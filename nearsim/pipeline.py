@@ -33,13 +33,15 @@ import pandas as pd
 from ._hashing import FlatShingles, decode, text_shingles
 from ._validation import check_choice, check_texts
 from .clusters import check_clusters, clusters
-from .evaluate import Evaluation, evaluate, rate_by_band
+from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, similarity_sample
 from .exact import warm_up as _warm_up_exact
+from .hamming import replay
+from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
 from .settings import FIELD_SPECS, Settings
-from .simhash import SimHasher, broken_simhash, compare_simhash, hash_health, replay
+from .simhash import SimHasher
 
 SIMHASH_SEED = 1
 """SimHash fingerprints use one fixed seed: the Compare view is about the method."""
