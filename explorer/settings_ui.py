@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from explorer import launch
 from nearsim.settings import FIELD_SPECS, Settings, fit_banding, tuned_bands_rows
 
 STEPS = {"threshold": 0.01, "fp_weight": 0.05, "n_docs": 100, "num_perm": 8}
@@ -158,6 +159,8 @@ def sidebar() -> tuple[Settings, dict]:
     if not ss.get(SEEDED):
         seed()
         ss[SEEDED] = True
+        if launch.corpus_arguments().paths and "source" not in st.query_params:
+            ss["source"] = "corpus"  # `nearsim app corpus.jsonl` opens on that corpus
     settings = current_settings()
     ss["_good"] = settings.to_dict()
     side = st.sidebar

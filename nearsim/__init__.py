@@ -6,7 +6,15 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 """
 
 from .clusters import check_clusters, cluster_table, clusters
-from .corpora import CorpusReader, CorpusReport, iter_corpus, read_corpus, sample_corpus
+from .corpora import (
+    CorpusInfo,
+    CorpusReader,
+    CorpusReport,
+    inspect_corpus,
+    iter_corpus,
+    read_corpus,
+    sample_corpus,
+)
 from .documents import (
     CsvInfo,
     csv_columns,
@@ -78,6 +86,7 @@ __all__ = [
     "PRESETS",
     "Carry",
     "Choice",
+    "CorpusInfo",
     "CorpusReader",
     "CorpusReport",
     "CsvInfo",
@@ -119,6 +128,7 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "inspect_corpus",
     "inspect_csv",
     "iter_corpus",
     "label_curve",
