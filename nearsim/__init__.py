@@ -16,7 +16,7 @@ from .documents import (
     read_document_file,
 )
 from .evaluate import Evaluation, evaluate, rate_by_band
-from .exact import exact_pairs, similarity_sample
+from .exact import JoinFunnel, exact_pairs, join_funnel, pair_jaccard
 from .lsh import (
     Choice,
     TooManyPairsError,
@@ -29,6 +29,7 @@ from .lsh import (
     tune,
 )
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
+from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import (
@@ -40,6 +41,7 @@ from .simhash import (
     hash_health,
     replay,
 )
+from .tokens import TokenSets
 
 __version__ = "0.1.0"
 
@@ -47,9 +49,11 @@ __all__ = [
     "FIELD_SPECS",
     "Choice",
     "Evaluation",
+    "JoinFunnel",
     "MinHasher",
     "Settings",
     "SimHasher",
+    "TokenSets",
     "TooManyPairsError",
     "broken_simhash",
     "candidate_pairs",
@@ -71,6 +75,8 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "join_funnel",
+    "pair_jaccard",
     "parse_paste",
     "rate_by_band",
     "read_csv_column",

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ._arrays import as_pairs
-from .exact import BAND_WIDTH, N_BANDS, similarity_band
 from .lsh import _check_threshold, candidate_probability
+from .sample import BAND_WIDTH, N_BANDS, similarity_band
 
 
 def _frame_pairs(df: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -20,10 +20,11 @@ import pandas as pd
 from ._hashing import FlatShingles, decode, text_shingles
 from .clusters import clusters
 from .evaluate import Evaluation, evaluate, rate_by_band
-from .exact import exact_pairs, similarity_sample
+from .exact import exact_pairs
 from .exact import warm_up as _warm_up_exact
 from .lsh import candidate_pairs
 from .minhash import EMPTY, MinHasher, estimate_pairs
+from .sample import similarity_sample
 from .settings import Settings
 from .simhash import SimHasher, broken_simhash, compare_simhash, hash_health, replay
 
