@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from numba import types
+from numba import njit, types
 from numba.extending import intrinsic
 
 
@@ -23,6 +23,16 @@ def popcount64(typingctx, x):
         return builder.ctpop(args[0])
 
     return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def grow(arr):
+    """An int64 array twice as long starting with ``arr``'s values (for buffers that fill
+    up in compiled code; an explicit loop compiles quickly)."""
+    bigger = np.empty(arr.size * 2, np.int64)
+    for k in range(arr.size):
+        bigger[k] = arr[k]
+    return bigger
 
 
 def as_pairs(pairs, name: str = "pairs") -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from ._arrays import grow
 from ._threads import pool_map, threads
 
 _NO_ID = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -126,8 +127,8 @@ def _factorize_part(k0, k1, part, nparts, codes):
                 table[4 * s + 1] = b
                 table[4 * s + 2] = np.uint64(nu)
                 if nu == first.size:
-                    first = _grow1(first)
-                    counts = _grow1(counts)
+                    first = grow(first)
+                    counts = grow(counts)
                 first[nu] = t
                 counts[nu] = 1
                 codes[t] = nu * nparts + part
@@ -147,14 +148,6 @@ def _factorize_part(k0, k1, part, nparts, codes):
                     _table_insert(bigger, mask, table[4 * r], table[4 * r + 1], table[4 * r + 2])
             table = bigger
     return first[:nu].copy(), counts[:nu].copy()
-
-
-@njit(cache=True, nogil=True)
-def _grow1(arr):
-    bigger = np.empty(arr.size * 2, np.int64)
-    for k in range(arr.size):
-        bigger[k] = arr[k]
-    return bigger
 
 
 @njit(cache=True, nogil=True)

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ._arrays import popcount64
+from ._arrays import grow, popcount64
 from ._threads import pool_map, threads
 
 # Verification bitsets: with at most this many distinct shingles every shingle gets an
@@ -125,13 +125,16 @@ def _overlap_marked(mark, stamp, tok, offsets, split, bits, fwords, hwords, dx, 
     return c
 
 
-@njit(cache=True, nogil=True)
-def _grow(out):
-    """The same values in an array twice as long (1-D, explicit loop: quick to compile)."""
-    bigger = np.empty(out.size * 2, np.int64)
-    for k in range(out.size):
-        bigger[k] = out[k]
-    return bigger
+@njit(cache=True, nogil=True, inline="always")
+def _put(out, cnt, x, y, inter, union):
+    """Row ``cnt`` of a flat (x, y, inter, union) buffer set, the buffer grown if full."""
+    if 4 * cnt + 4 > out.size:
+        out = grow(out)
+    out[4 * cnt] = x
+    out[4 * cnt + 1] = y
+    out[4 * cnt + 2] = inter
+    out[4 * cnt + 3] = union
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -200,6 +203,17 @@ def _first_at_least(arr, lo, hi, value):
     return lo
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _probe(s, order, slen, min_size, ell):
+    """The probe at sorted position s: its document, size, smallest partner size (the
+    length filter) and how many of its shingles it looks up, min(|x| - min_size + ell, |x|)."""
+    dx = order[s]
+    lx = slen[s]
+    minlen = min_size[lx]
+    prefix = lx - minlen + ell
+    return dx, lx, minlen, prefix if prefix < lx else lx
+
+
 @njit(cache=True, nogil=True)
 def _ppjoin_probe(
     probes,
@@ -252,12 +266,7 @@ def _ppjoin_probe(
     stats = np.zeros(8, np.int64)
     for k in range(probes.size):
         s = probes[k]
-        dx = order[s]
-        lx = slen[s]
-        minlen = min_size[lx]
-        prefix = lx - minlen + ell
-        if prefix > lx:
-            prefix = lx
+        dx, lx, minlen, prefix = _probe(s, order, slen, min_size, ell)
         lo_s = first_of_len[minlen]
         lo_key = np.int64(lo_s) << 32
         top = lx  # largest |y| whose ell-prefix of x still reaches position i
@@ -327,12 +336,7 @@ def _ppjoin_probe(
             if inter == -2:
                 stats[5] += 1
             if inter >= alpha:
-                if 4 * cnt + 4 > out.size:
-                    out = _grow(out)
-                out[4 * cnt] = dx
-                out[4 * cnt + 1] = dy
-                out[4 * cnt + 2] = inter
-                out[4 * cnt + 3] = lx + ly - inter
+                out = _put(out, cnt, dx, dy, inter, lx + ly - inter)
                 cnt += 1
     stats[4] = cnt
     return _rows(out, cnt), stats
@@ -349,16 +353,10 @@ def _funnel_probe(probes, order, slen, offsets, tok, post_start, post, min_size,
     n = order.size
     seen = np.full(n, -1, np.int64)
     stats = np.zeros(8, np.int64)
-    for k in range(probes.size):
-        s = probes[k]
-        dx = order[s]
-        lx = slen[s]
-        minlen = min_size[lx]
-        prefix = lx - minlen + ell
-        if prefix > lx:
-            prefix = lx
+    for s in probes:
+        dx, _, minlen, prefix = _probe(s, order, slen, min_size, ell)
         x0 = offsets[dx]
-        hi_key = np.int64(s) << 32
+        hi_key = s << 32
         for i in range(prefix):
             w = tok[x0 + i]
             for e in range(post_start[w], post_start[w + 1]):
@@ -413,12 +411,7 @@ def _brute_probe(lo, hi, lens, offsets, tok, split, bits, fwords, post_start, po
             for w in range(fwords):
                 inter += np.int64(popcount64(bits[x, w] & bits[y, w]))
             if inter >= min_overlap[lx + ly]:
-                if 4 * cnt + 4 > out.size:
-                    out = _grow(out)
-                out[4 * cnt] = x
-                out[4 * cnt + 1] = y
-                out[4 * cnt + 2] = inter
-                out[4 * cnt + 3] = lx + ly - inter
+                out = _put(out, cnt, x, y, inter, lx + ly - inter)
                 cnt += 1
             stats[2] += 1
     stats[3] = stats[2]
