@@ -33,9 +33,9 @@ from ._validation import (
     check_similarity,
     check_threshold,
 )
-from .exact import BAND_WIDTH, N_BANDS, similarity_band
 from .hamming import distance_histogram
 from .lsh import candidate_probability
+from .sample import BAND_WIDTH, N_BANDS, similarity_band
 from .simhash import BITS, _pair_distances, as_fingerprints
 
 
