@@ -51,7 +51,12 @@ def band_grid(band_rows: np.ndarray, full_bands: np.ndarray) -> alt.Chart:
                     range=[MEASURED_COLOR, "#a8d5cf", "#eeeeee"],
                 ),
             ),
-            tooltip=["band:O", "row:O", alt.Tooltip("position:Q", title="signature position"), "what:N"],
+            tooltip=[
+                "band:O",
+                "row:O",
+                alt.Tooltip("position:Q", title="signature position"),
+                "what:N",
+            ],
         )
     )
     return finish(chart, min(140 + 18 * shown, 1300))

@@ -30,7 +30,9 @@ def explain(page, i: int, j: int) -> None:
     b, r, k = settings.bands, settings.rows, settings.num_perm
     e = explain_pair(shingles.shingles_of(i), shingles.shingles_of(j), sig[i], sig[j], b, r)
     side_by_side(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
-    st.caption("Words only in the first are struck through in red; words only in the second are green.")
+    st.caption(
+        "Words only in the first are struck through in red; words only in the second are green."
+    )
 
     inter, union = e.jaccard.numerator, e.jaccard.denominator
     n_shared, n_a, n_b = len(e.shared), len(e.only_first), len(e.only_second)
@@ -89,10 +91,8 @@ def pick_and_explain(page, pairs, key: str, label: str = "Explain a pair") -> No
     rows = pairs.reset_index(drop=True)
     if not len(rows):
         return
-    pick = st.selectbox(
-        label,
-        range(len(rows)),
-        format_func=lambda q: f"{docs.labels[int(rows['i'][q])]} and {docs.labels[int(rows['j'][q])]}",
-        key=key,
-    )
+    names = [
+        f"{docs.labels[i]} and {docs.labels[j]}" for i, j in zip(rows["i"], rows["j"], strict=True)
+    ]
+    pick = st.selectbox(label, range(len(rows)), format_func=names.__getitem__, key=key)
     explain(page, int(rows["i"][pick]), int(rows["j"][pick]))
