@@ -66,6 +66,8 @@ from .lsh import (
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
 from .predict import (
     Prediction,
+    TunerComparison,
+    compare_tuners,
     predict,
     prediction_table,
     similarity_weights,
@@ -104,6 +106,7 @@ __all__ = [
     "Throughput",
     "TokenSets",
     "TooManyPairsError",
+    "TunerComparison",
     "best_threshold",
     "broken_simhash",
     "candidate_pairs",
@@ -113,6 +116,7 @@ __all__ = [
     "cluster_table",
     "clusters",
     "compare_simhash",
+    "compare_tuners",
     "csv_columns",
     "data_juicer_config",
     "datatrove_config",

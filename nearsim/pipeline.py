@@ -40,6 +40,7 @@ from .hamming import replay
 from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
+from .predict import Prediction, predict, similarity_weights
 from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
@@ -166,6 +167,13 @@ def sample_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd
     for (the measured-rate chart's pairs and the corpus-aware tuner's input). It does not
     depend on the threshold."""
     return similarity_sample(tokens, valid=valid, seed=0)
+
+
+def prediction_stage(settings: Settings, sample: pd.DataFrame) -> Prediction:
+    """What banding b × r is expected to do on this corpus (candidates, recall and
+    precision before and after the estimate filter), from its pair similarities."""
+    s, w = similarity_weights(sample)
+    return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm)
 
 
 def candidate_jaccard_stage(settings: Settings, tokens: TokenSets, candidates: Candidates):
@@ -299,6 +307,8 @@ STAGES: dict[str, Stage] = {
               "Scoring the candidates"),
         Stage("rates", rate_stage, ("sample", "candidates"), (),
               "Measuring candidate rates by similarity"),
+        Stage("prediction", prediction_stage, ("sample",),
+              ("threshold", "bands", "rows", "num_perm"), "Predicting from the corpus's pairs"),
         Stage("candidate_jaccard", candidate_jaccard_stage, ("tokens", "candidates"), (),
               "Exact Jaccard of the candidates"),
         Stage("funnel", funnel_stage, ("tokens", "valid"), ("threshold",),
