@@ -146,16 +146,18 @@ st.markdown(
 choices = tune(t, k, settings.fp_weight, 1 - settings.fp_weight)
 table = pd.DataFrame(choices, columns=["b", "r", "fp", "fn", "error"])
 table.insert(0, "rank", range(1, len(table) + 1))
-best8 = table.head(8).assign(
-    **{"P(t)": [candidate_probability(t, c.b, c.r) for c in choices[:8]]}
-).rename(
-    columns={
-        "b": "bands b",
-        "r": "rows per band r",
-        "fp": "false-positive area",
-        "fn": "false-negative area",
-        "error": "weighted error",
-    }
+best8 = (
+    table.head(8)
+    .assign(**{"P(t)": [candidate_probability(t, c.b, c.r) for c in choices[:8]]})
+    .rename(
+        columns={
+            "b": "bands b",
+            "r": "rows per band r",
+            "fp": "false-positive area",
+            "fn": "false-negative area",
+            "error": "weighted error",
+        }
+    )
 )
 left, right = st.columns([3, 2])
 with left:
