@@ -5,6 +5,7 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 ``app.py`` is a thin layer over this package; nothing here imports Streamlit.
 """
 
+from . import pipeline  # the stage graph: nearsim.pipeline.run, Runner, STAGES
 from .clusters import check_clusters, cluster_table, clusters
 from .corpora import (
     CorpusInfo,
@@ -66,6 +67,8 @@ from .lsh import (
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
 from .predict import (
     Prediction,
+    TunerComparison,
+    compare_tuners,
     predict,
     prediction_table,
     similarity_weights,
@@ -104,6 +107,7 @@ __all__ = [
     "Throughput",
     "TokenSets",
     "TooManyPairsError",
+    "TunerComparison",
     "best_threshold",
     "broken_simhash",
     "candidate_pairs",
@@ -113,6 +117,7 @@ __all__ = [
     "cluster_table",
     "clusters",
     "compare_simhash",
+    "compare_tuners",
     "csv_columns",
     "data_juicer_config",
     "datatrove_config",
@@ -143,6 +148,7 @@ __all__ = [
     "pair_jaccard",
     "parse_paste",
     "peer_configs",
+    "pipeline",
     "predict",
     "prediction_table",
     "preset",

@@ -32,14 +32,16 @@ import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
 from ._validation import check_choice, check_texts
-from .clusters import check_clusters, clusters
+from .clusters import check_clusters, cluster_table, clusters
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, join_funnel, pair_jaccard
 from .exact import warm_up as _warm_up_exact
-from .hamming import replay
+from .explain import shingle_length_profile
+from .hamming import distance_vs_jaccard, replay
 from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
+from .predict import Prediction, predict, similarity_weights
 from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
@@ -156,6 +158,11 @@ def cluster_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray) -
     return clusters(valid.shape[0], accepted)
 
 
+def cluster_table_stage(settings: Settings, clusters: np.ndarray) -> pd.DataFrame:
+    """The clusters of two or more documents, largest first (``nearsim.cluster_table``)."""
+    return cluster_table(clusters)
+
+
 def exact_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
     """Every pair of used documents with exact Jaccard ≥ threshold (the ground truth)."""
     return exact_pairs(tokens, settings.threshold, valid=valid)
@@ -166,6 +173,13 @@ def sample_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd
     for (the measured-rate chart's pairs and the corpus-aware tuner's input). It does not
     depend on the threshold."""
     return similarity_sample(tokens, valid=valid, seed=0)
+
+
+def prediction_stage(settings: Settings, sample: pd.DataFrame) -> Prediction:
+    """What banding b × r is expected to do on this corpus (candidates, recall and
+    precision before and after the estimate filter), from its pair similarities."""
+    s, w = similarity_weights(sample)
+    return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm)
 
 
 def candidate_jaccard_stage(settings: Settings, tokens: TokenSets, candidates: Candidates):
@@ -191,6 +205,17 @@ def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates)
 def check_stage(settings: Settings, clusters: np.ndarray, tokens: TokenSets):
     """Every cluster member checked against its cluster's first document."""
     return check_clusters(clusters, tokens, settings.threshold)
+
+
+def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
+    """How the shingle length changes what is rare, on a sample of the documents."""
+    return shingle_length_profile(
+        texts,
+        kind=settings.shingle_kind,
+        lowercase=settings.lowercase,
+        remove_punctuation=settings.remove_punctuation,
+        collapse_whitespace=settings.collapse_whitespace,
+    )
 
 
 def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
@@ -219,6 +244,22 @@ def compare_stage(
         max_distance=COMPARE_MAX_DISTANCE,
         valid=valid,
     )
+
+
+def distance_pairs_stage(
+    settings: Settings, fingerprints: np.ndarray, sample: pd.DataFrame
+) -> pd.DataFrame:
+    """SimHash distance against exact Jaccard for a seeded draw of the sample's pairs: up
+    to 3,000 with J ≥ 0.2 and 2,000 below (a scatter plot's worth)."""
+    similar = sample[sample["jaccard"] >= 0.2]
+    rest = sample[sample["jaccard"] < 0.2]
+    drawn = pd.concat(
+        [
+            similar.sample(min(len(similar), 3000), random_state=0),
+            rest.sample(min(len(rest), 2000), random_state=0),
+        ]
+    ).sort_values(["i", "j"])
+    return distance_vs_jaccard(fingerprints, drawn)
 
 
 def health_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray):
@@ -291,6 +332,7 @@ STAGES: dict[str, Stage] = {
         Stage("accepted", accepted_stage, ("candidates",), ("threshold",),
               "Keeping candidates whose estimate reaches t"),
         Stage("clusters", cluster_stage, ("accepted", "valid"), (), "Grouping clusters"),
+        Stage("cluster_table", cluster_table_stage, ("clusters",), (), "Listing clusters"),
         Stage("exact", exact_stage, ("tokens", "valid"), ("threshold",),
               "Exact ground truth (similarity join)", True),
         Stage("sample", sample_stage, ("tokens", "valid"), (),
@@ -299,17 +341,24 @@ STAGES: dict[str, Stage] = {
               "Scoring the candidates"),
         Stage("rates", rate_stage, ("sample", "candidates"), (),
               "Measuring candidate rates by similarity"),
+        Stage("prediction", prediction_stage, ("sample",),
+              ("threshold", "bands", "rows", "num_perm"), "Predicting from the corpus's pairs"),
         Stage("candidate_jaccard", candidate_jaccard_stage, ("tokens", "candidates"), (),
               "Exact Jaccard of the candidates"),
         Stage("funnel", funnel_stage, ("tokens", "valid"), ("threshold",),
               "Counting what each filter of the exact join removes", True),
         Stage("check", check_stage, ("clusters", "tokens"), ("threshold",),
               "Checking clusters against their first documents", True),
+        Stage("k_profile", k_profile_stage, ("texts",),
+              ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
+              "Measuring every shingle length", True),
         Stage("fingerprints", fingerprint_stage, ("shingles",), (),
               "Computing SimHash fingerprints", True),
         Stage("broken", broken_stage, ("texts",), (), "Seed 000's hash", True),
         Stage("compare", compare_stage, ("fingerprints", "exact", "candidates", "valid"), (),
               "SimHash against exact Jaccard at every distance", True),
+        Stage("distance_pairs", distance_pairs_stage, ("fingerprints", "sample"), (),
+              "SimHash distances of sampled pairs"),
         Stage("health", health_stage, ("fingerprints", "valid"), (), "Hash health"),
         Stage("broken_health", broken_health_stage, ("broken", "valid"), (),
               "Hash health of seed 000's hash"),
