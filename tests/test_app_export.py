@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from pathlib import Path
 
 import humanize
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import APP, ROOT, metrics, no_errors
 
 import nearsim as ns
 from nearsim.export import dedup_command, peer_configs
@@ -20,8 +20,6 @@ from nearsim.predict import similarity_weights
 from nearsim.settings import FIELD_SPECS, Settings
 from nearsim.sizing import sizing
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 PAGE = "app_pages/export.py"
 SMALL = {"n_docs": "300"}
 SIDEBAR_WIDGETS = {
@@ -52,15 +50,6 @@ def export_page(query: dict[str, str] | None = None) -> AppTest:
     at.run()
     at.switch_page(PAGE).run()
     return at
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 def sidebar_settings(at: AppTest) -> Settings:

@@ -7,7 +7,8 @@ writes, and its output is checked against the library on the same documents; the
 ``MinhashConfig`` snippet shown on the page is built by datatrove itself. Also: the Share
 popover's command, a bad N, and the sizing charts' room to draw.
 
-The fixtures and helpers are those of ``tests/test_e2e.py`` (one server per module).
+The fixtures are the shared ones (``tests/e2e_fixtures.py``), the helpers those of
+``tests/test_e2e.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pandas as pd
 import pytest
-import test_e2e as e2e
 from support import datatrove_values, nearsim_values
 from test_e2e import (
     CHROMIUM,
@@ -44,10 +44,6 @@ from test_e2e import (
 import nearsim as ns
 from nearsim.pipeline import Runner
 from nearsim.settings import Settings
-
-# the fixtures of tests/test_e2e.py, by name (this module gets its own server)
-app_server, chromium, shared_context = e2e.app_server, e2e.chromium, e2e.shared_context
-page, new_context = e2e.page, e2e.new_context
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
