@@ -8,6 +8,7 @@ stops things, and every process it starts it also stops (by its own process grou
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -45,11 +46,31 @@ PAGES = [
 ]
 
 
+PORT_BLOCK = 1_000  # ports per pytest-xdist worker, below Linux's ephemeral range
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing listens on right now.
+
+    Each pytest-xdist worker draws from its own block of ports (20000 + 1000 · worker),
+    below the ephemeral range that ``bind(0)`` and outgoing connections use: two workers
+    starting servers at the same moment could otherwise be handed the same free port, and
+    the second server would fail while its test talked to the first (CI saw a page of the
+    shared Example server where ``nearsim app corpus.jsonl`` should have been).
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    index = int(worker[2:]) + 1 if worker.startswith("gw") and worker[2:].isdigit() else 0
+    low = 20_000 + PORT_BLOCK * (index % 12)
+    draw = random.Random(os.getpid() ^ time.monotonic_ns())
+    for _ in range(200):
+        port = draw.randrange(low, low + PORT_BLOCK)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {low}..{low + PORT_BLOCK - 1}")
 
 
 class AppServer:

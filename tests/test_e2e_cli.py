@@ -45,7 +45,9 @@ def test_nearsim_app_opens_the_explorer_on_a_corpus(tmp_path, new_context):
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
                     break
             except OSError:
+                assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
                 time.sleep(0.3)
+        assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
         page = new_context().new_page()
         open_app(page, f"http://127.0.0.1:{port}/")
         expect(page.get_by_role("radio", name="JSONL / Parquet")).to_be_checked()
