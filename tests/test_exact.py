@@ -530,10 +530,3 @@ def test_a_ragged_mask_is_not_accepted():
     ):
         with pytest.raises(TypeError, match=r"valid=\[\[1, 2\], \[3\]\] is not accepted; accepted"):
             call([[1, 2], [3]])
-
-
-def test_removal_rates_reads_a_generator_of_documents_once():
-    """Was: "object of type 'generator' has no len()" after the join had read it."""
-    docs = [["a", "b", "c", "d"], ["a", "b", "c", "e"], ["x"]]
-    table = ns.removal_rates((d for d in docs), [0.5])
-    assert table["removed"].tolist() == [1]

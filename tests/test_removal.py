@@ -130,3 +130,10 @@ def test_the_curve_costs_the_pairs_not_the_documents():
     assert table["removed"].tolist() == [2, 1]
     assert table["largest"].tolist() == [3, 2]
     assert table["removed_share"].tolist() == [2e-9, 1e-9]
+
+
+def test_removal_rates_reads_a_generator_of_documents_once():
+    """Was: "object of type 'generator' has no len()" after the join had read it."""
+    docs = [["a", "b", "c", "d"], ["a", "b", "c", "e"], ["x"]]
+    table = removal_rates((d for d in docs), [0.5])
+    assert table["removed"].tolist() == [1]
