@@ -16,6 +16,7 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
+from ._validation import ArgumentTypeError, check_shingle_sets
 from .shingles import as_text_list, check_shingle_options, normalize
 
 
@@ -160,51 +161,31 @@ class FlatShingles:
 
 
 def _encode(joined: str, what: str) -> bytes:
+    """UTF-8 of the joined strings; ``what`` names the argument they came from."""
     if joined.isascii():
         return joined.encode("ascii")
     try:
         return joined.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ValueError(
-            f"{what} contain a lone surrogate code point ({exc.object[exc.start]!r}); "
-            "text must be valid Unicode"
+            f"{what} holds a lone surrogate code point ({exc.object[exc.start]!r}), which is "
+            f"not accepted; accepted: str of valid Unicode text"
         ) from None
 
 
-def check_shingle_lists(shingle_lists: Iterable[Sequence[str]]) -> list[Sequence[str]]:
-    """Return the shingle lists as a list, or raise ``ValueError`` naming what is wrong."""
-    if isinstance(shingle_lists, (str, bytes)):
-        raise ValueError(
-            "expected a list of shingle lists (one list of str per document), got a single "
-            f"{type(shingle_lists).__name__}"
-        )
+SHINGLE_LISTS = "a list of shingle lists, one list of str per document"
+
+
+def _bad_shingle(lists, name: str) -> ValueError:
+    """The error for a shingle that is not a str (found by one pass over them)."""
     try:
-        lists = list(shingle_lists)
-    except TypeError:
-        raise ValueError(
-            "expected a list of shingle lists (one list of str per document), got "
-            f"{type(shingle_lists).__name__}"
-        ) from None
-    for i, doc in enumerate(lists):
-        if isinstance(doc, (str, bytes)) or not hasattr(doc, "__len__"):
-            raise ValueError(
-                f"document {i} is a {type(doc).__name__}, not a list of shingles; "
-                "pass shingles(text) for each document (or use text_signatures for raw text)"
-            )
-    return lists
+        check_shingle_sets(lists, name, accepted=SHINGLE_LISTS, strings=True)
+    except ValueError as exc:
+        return exc
+    return ArgumentTypeError(f"{name} holds a shingle that is not a str; accepted: {SHINGLE_LISTS}")
 
 
-def _bad_shingle(lists) -> ValueError:
-    for i, doc in enumerate(lists):
-        for s in doc:
-            if not isinstance(s, str):
-                return ValueError(
-                    f"document {i} has a shingle of type {type(s).__name__}; shingles must be str"
-                )
-    return ValueError("shingles must be str")
-
-
-def flatten(shingle_lists: Iterable[Sequence[str]]) -> FlatShingles:
+def flatten(shingle_lists: Iterable[Sequence[str]], name: str = "shingle_lists") -> FlatShingles:
     """Flatten a list of shingle lists into one UTF-8 buffer with spans.
 
     All shingles are joined with NUL separators by C-level ``str.join`` calls, encoded
@@ -216,12 +197,14 @@ def flatten(shingle_lists: Iterable[Sequence[str]]) -> FlatShingles:
     ----------
     shingle_lists : iterable of sequences of str, length n
         Each document's shingles.
+    name : str
+        The argument's name, for messages.
 
     Returns
     -------
     FlatShingles
     """
-    lists = check_shingle_lists(shingle_lists)
+    lists = check_shingle_sets(shingle_lists, name, accepted=SHINGLE_LISTS)
     counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     doc_offsets = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum(counts, out=doc_offsets[1:])
@@ -229,8 +212,8 @@ def flatten(shingle_lists: Iterable[Sequence[str]]) -> FlatShingles:
     try:
         joined = "\x00".join(map("\x00".join, lists))
     except TypeError:
-        raise _bad_shingle(lists) from None
-    buf = np.frombuffer(_encode(joined, "shingles"), dtype=np.uint8)
+        raise _bad_shingle(lists, name) from None
+    buf = np.frombuffer(_encode(joined, name), dtype=np.uint8)
     starts = np.empty(m, dtype=np.int64)
     ends = np.empty(m, dtype=np.int64)
     if _split_pieces(buf, counts, starts, ends):
@@ -242,7 +225,7 @@ def flatten(shingle_lists: Iterable[Sequence[str]]) -> FlatShingles:
         np.fromiter(map(len, chain.from_iterable(lists)), dtype=np.int64, count=m),
         out=cp[1:],
     )
-    buf = np.frombuffer(_encode(joined, "shingles"), dtype=np.uint8)
+    buf = np.frombuffer(_encode(joined, name), dtype=np.uint8)
     if buf.shape[0] != cp[-1]:
         cp = _cp_to_byte_offsets(buf, cp)
     return FlatShingles(buf, cp[:-1].copy(), cp[1:].copy(), doc_offsets)
@@ -299,16 +282,9 @@ def flatten_texts(
     -------
     FlatTexts
     """
-    check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
-    norm = [
-        normalize(
-            t,
-            lowercase=lowercase,
-            remove_punctuation=remove_punctuation,
-            collapse_whitespace=collapse_whitespace,
-        )
-        for t in as_text_list(texts)
-    ]
+    opts = check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
+    kind, k = opts.pop("kind"), opts.pop("k")  # Python str and int: one compiled kernel
+    norm = [normalize(t, **opts) for t in as_text_list(texts)]
     whole = np.zeros(len(norm), dtype=np.bool_)
     if kind == "word":
         laid = []

@@ -46,6 +46,8 @@ from ._threads import pool_map, threads
 # exact bit; above, all are hashed into _HASHED_BITS bits for an upper bound on the overlap.
 _EXACT_VOCAB = 4096
 _HASHED_BITS = 1024
+# Largest exact or hashed part of a bitset a caller may ask for (bits per document).
+MAX_VERIFY_BITS = 4096
 # brute: the most frequent shingles counted by bitset AND (the rest through postings)
 _BRUTE_FREQUENT_BITS = 1024
 # The ell of the ell-prefix filter (see _ppjoin_probe).

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,10 @@ MAX_DOCS = (1 << 31) - 1
 sparse graphs index with 32-bit integers."""
 MAX_PAIRS = 1 << 40
 """Largest pair-count limit a caller may ask for."""
+MAX_SEED = (1 << 64) - 1
+"""Largest seed a Settings field holds: 64 bits, what NumPy's generators and the peer
+libraries take, and a length a Share link can carry (``Settings.from_query(s.to_query())
+== s`` must hold for every accepted value)."""
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -235,7 +239,12 @@ def check_mask(value: Any, n: int, name: str = "valid") -> np.ndarray:
     ndarray of bool, shape (n,)
     """
     accepted = f"a boolean array of shape ({n},), one flag per document"
-    arr = np.asarray(value) if isinstance(value, np.ndarray | pd.Series | list | tuple) else None
+    arr = None
+    if isinstance(value, np.ndarray | pd.Series | list | tuple):
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError):  # ragged lists
+            arr = None
     if arr is None or arr.dtype != np.bool_:
         raise _fail(name, value, accepted, wrong_type=True)
     if arr.shape != (n,):
@@ -360,9 +369,12 @@ def check_pair_frame(
 def check_texts(value: Any, name: str = "texts") -> list[str]:
     """Documents: an iterable of ``str`` (a list, a Series, a generator), as a list."""
     accepted = "a list of str, one per document"
-    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
         raise _fail(name, value, accepted, wrong_type=True)
-    out = list(value)
+    try:
+        out = list(value)
+    except TypeError:  # iterable in name only (a 0-d array)
+        raise _fail(name, value, accepted, wrong_type=True) from None
     for i, t in enumerate(out):
         if not isinstance(t, str):
             raise ArgumentTypeError(
@@ -543,10 +555,15 @@ def check_fingerprints(value: Any, name: str = "fingerprints") -> np.ndarray:
     if isinstance(x, pd.Series | pd.Index):
         x = x.to_numpy()
     if not isinstance(x, np.ndarray):
-        if isinstance(x, str | bytes | dict) or not isinstance(x, Iterable):
-            raise _fail(name, value, accepted, wrong_type=True)
+        if isinstance(x, str | bytes | Mapping | set | frozenset) or not isinstance(x, Iterable):
+            raise _fail(name, value, accepted, wrong_type=True)  # a set has no order
         seq = list(x)
-        if all(is_int(v) for v in seq):
+        if set(map(type, seq)) <= {int}:  # Python ints: converted, and range-checked, in C
+            try:
+                x = np.array(seq, dtype=np.uint64).reshape(len(seq))
+            except OverflowError:  # below 0 or above 2**64 - 1
+                raise _fail(name, value, accepted) from None
+        elif all(is_int(v) for v in seq):
             if not all(0 <= v <= FINGERPRINT_MAX for v in seq):
                 raise _fail(name, value, accepted)
             x = np.array([int(v) for v in seq], dtype=np.uint64).reshape(len(seq))
@@ -601,8 +618,10 @@ def _is_document(doc: Any) -> bool:
     """A sized collection of shingles: not a str, bytes or mapping; arrays 1-D."""
     if type(doc) is list:
         return True
-    if isinstance(doc, str | bytes | bytearray | dict) or not hasattr(doc, "__iter__"):
-        return False
+    if isinstance(doc, str | bytes | bytearray | Mapping | pd.DataFrame) or not hasattr(
+        doc, "__iter__"
+    ):
+        return False  # a DataFrame iterates over its column names, not its rows
     if isinstance(doc, np.ndarray):
         return doc.ndim == 1
     return hasattr(doc, "__len__")
@@ -636,7 +655,7 @@ def check_shingle_sets(
         The documents (the input itself when it is a list).
     """
     if (
-        isinstance(value, str | bytes | bytearray | dict)
+        isinstance(value, str | bytes | bytearray | Mapping | pd.DataFrame)
         or not hasattr(value, "__iter__")
         or (isinstance(value, np.ndarray) and value.ndim != 1)
     ):
@@ -657,3 +676,47 @@ def check_shingle_sets(
                         f"not accepted; accepted: {accepted} (every shingle a str)"
                     )
     return docs
+
+
+def check_shingle_list(value: Any, name: str = "shingles") -> list[str]:
+    """One document's shingles: a list, tuple, set or 1-D array of ``str``, as a list.
+
+    A ``str`` is not accepted (it is a text, not its shingles), nor a mapping or a
+    DataFrame.
+
+    Returns
+    -------
+    list of str
+    """
+    accepted = "a list of str (one document's shingles, e.g. from nearsim.shingles)"
+    if not _is_document(value):
+        raise _fail(name, value, accepted, wrong_type=True)
+    out = list(value)
+    for s in out:
+        if not isinstance(s, str):
+            raise ArgumentTypeError(
+                f"{name} holds {_shown(s)} of type {type(s).__name__}, which is not accepted; "
+                f"accepted: {accepted}"
+            )
+    return out
+
+
+def check_callable(value: Any, name: str, what: str, *, optional: bool = False) -> Any:
+    """A callable (``what`` says what it is called with, for the message); with
+    ``optional``, ``None`` too."""
+    if value is None and optional:
+        return None
+    if not callable(value):
+        raise _fail(name, value, what + (", or None" if optional else ""), wrong_type=True)
+    return value
+
+
+def check_optional_str(value: Any, name: str, *, none: str = "None") -> str | None:
+    """``None`` or a non-empty str (:func:`check_str`); ``none`` says what None means."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise _fail(
+            name, value, f"a non-empty str, or {none}", wrong_type=not isinstance(value, str)
+        )
+    return value

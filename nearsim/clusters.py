@@ -45,6 +45,20 @@ def _friendly(labels: np.ndarray) -> np.ndarray:
     return out
 
 
+def _component_roots(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The documents in some pair (ascending) and the smallest member of each one's
+    component; the graph is built on those documents alone, so the work is O(pairs)."""
+    nodes, local = np.unique(arr, return_inverse=True)
+    local = local.reshape(-1, 2)
+    k = nodes.shape[0]
+    data = np.ones(local.shape[0], dtype=np.int8)
+    graph = coo_matrix((data, (local[:, 0], local[:, 1])), shape=(k, k)).tocsr()
+    _, comp = connected_components(graph, directed=True, connection="weak")
+    # nodes ascend, so a component's first occurrence in ``comp`` is its smallest member
+    _, first = np.unique(comp, return_index=True)
+    return nodes, nodes[first[comp]]
+
+
 def clusters(n: int, pairs) -> np.ndarray:
     """Cluster label of every document: the connected components of the pairs.
 
@@ -70,12 +84,16 @@ def clusters(n: int, pairs) -> np.ndarray:
     """
     n = check_n(n)
     arr = check_pairs(pairs, "pairs", n=n, ordered=False, unique=False, distinct=False)
-    if n == 0:
-        return np.empty(0, dtype=np.int64)
-    data = np.ones(arr.shape[0], dtype=np.int8)
-    graph = coo_matrix((data, (arr[:, 0], arr[:, 1])), shape=(n, n)).tocsr()
-    _, labels = connected_components(graph, directed=True, connection="weak")
-    return _friendly(np.asarray(labels, dtype=np.int64))
+    nodes, roots = _component_roots(arr)
+    # A cluster starts at its smallest member (a document in no pair is one): a label is
+    # the number of starts before it. 8 bytes per document (the labels), however few the
+    # pairs; the work on the pairs is O(pairs).
+    labels = np.ones(n, dtype=np.int64)
+    labels[nodes[roots != nodes]] = 0
+    np.cumsum(labels, out=labels)
+    labels -= 1
+    labels[nodes] = labels[roots]
+    return labels
 
 
 def cluster_table(labels) -> pd.DataFrame:

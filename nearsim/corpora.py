@@ -44,7 +44,13 @@ import numpy as np
 import pandas as pd
 
 from ._corpus_formats import CORPUS_EXTENSIONS, READERS, Sink, file_format, peek
-from ._validation import ArgumentTypeError, _shown, check_choice, check_int, check_unicode
+from ._validation import (
+    ArgumentTypeError,
+    _shown,
+    check_choice,
+    check_int,
+    check_unicode,
+)
 from .documents.decoding import short
 
 __all__ = [
@@ -69,18 +75,20 @@ _ACCEPTED_TYPES = ", ".join(CORPUS_EXTENSIONS)
 # --------------------------------------------------------------------------------------
 
 
-def _expand(paths: object) -> list[Path]:
+def _expand(paths: object, name: str = "paths") -> list[Path]:
     """The files to read, in order; folders expanded; every error a ValueError."""
     accepted = "a path (str or os.PathLike) or a non-empty list of paths"
     items = [paths] if isinstance(paths, str | os.PathLike) else paths
     if not isinstance(items, list | tuple) or not items:
-        raise ArgumentTypeError(f"paths={_shown(paths)} is not accepted; accepted: {accepted}")
+        raise ArgumentTypeError(f"{name}={_shown(paths)} is not accepted; accepted: {accepted}")
     files: list[Path] = []
     for item in items:
         if not isinstance(item, str | os.PathLike):
             raise ArgumentTypeError(
-                f"paths holds {_shown(item)}, which is not accepted; accepted: {accepted}"
+                f"{name} holds {_shown(item)}, which is not accepted; accepted: {accepted}"
             )
+        if isinstance(item, str) and not item:  # Path("") is the working folder
+            raise ValueError(f"{name} holds '', which is not accepted; accepted: {accepted}")
         path = Path(check_unicode(os.fspath(item), "path") if isinstance(item, str) else item)
         if path.is_dir():
             found = sorted(
@@ -178,8 +186,10 @@ def _frame(ids: list[str], texts: list[str]) -> pd.DataFrame:
 class CorpusReader(Iterator[pd.DataFrame]):
     """The batches of a corpus (an iterator of DataFrames) and the report of what was read.
 
-    Returned by :func:`iter_corpus`. Iterate over it for the batches; ``report`` (a
-    :class:`CorpusReport`) fills in as it goes and is complete when the iteration ends.
+    Returned by :func:`iter_corpus`, which documents the arguments (``files`` is its
+    ``paths``: files and folders, a folder expanded to its supported files). Iterate over
+    it for the batches; ``report`` (a :class:`CorpusReport`) fills in as it goes and is
+    complete when the iteration ends.
     """
 
     def __init__(
@@ -190,6 +200,10 @@ class CorpusReader(Iterator[pd.DataFrame]):
         batch_size: int,
         on_error: str,
     ) -> None:
+        files = _expand(files, "files")
+        text_field, id_field = _check_fields(text_field, id_field)
+        batch_size = check_int(batch_size, "batch_size", low=1, high=MAX_BATCH)
+        on_error = check_choice(on_error, "on_error", ("fail", "skip"))
         self.files = files
         self.report = CorpusReport()
         self._batches = self._run(text_field, id_field, batch_size, Sink(on_error, self.report))
@@ -298,11 +312,7 @@ def iter_corpus(
     >>> reader.report.skipped
     1
     """
-    files = _expand(paths)
-    text_field, id_field = _check_fields(text_field, id_field)
-    batch_size = check_int(batch_size, "batch_size", low=1, high=MAX_BATCH)
-    on_error = check_choice(on_error, "on_error", ("fail", "skip"))
-    return CorpusReader(files, text_field, id_field, batch_size, on_error)
+    return CorpusReader(_expand(paths), text_field, id_field, batch_size, on_error)
 
 
 def _with_report(df: pd.DataFrame, report: CorpusReport) -> pd.DataFrame:

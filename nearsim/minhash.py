@@ -27,6 +27,7 @@ from ._validation import (
     check_int,
     check_num_perm,
     check_pairs,
+    check_shingle_list,
     check_signatures,
     check_similarity,
 )
@@ -168,7 +169,7 @@ class MinHasher:
         -------
         ndarray of uint32, shape (m,)
         """
-        flat = flatten([shingles])
+        flat = flatten([check_shingle_list(shingles)], "shingles")
         return flat.hashes(0)
 
     def signature(self, shingles: Sequence[str]) -> np.ndarray:
@@ -185,8 +186,7 @@ class MinHasher:
             Minimum of each hash function over the shingles; every value is
             ``2**32 - 1`` when there are no shingles.
         """
-        _check_one_list(shingles, "shingles")
-        return self.signatures([shingles])[0]
+        return self.signatures([check_shingle_list(shingles)])[0]
 
     def _empty_out(self, n: int, one_byte: bool) -> tuple[np.ndarray, np.uint32]:
         dtype = np.uint8 if one_byte else np.uint32
@@ -305,39 +305,23 @@ class MinHasher:
             (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
             Empty when there are no shingles.
         """
-        shingles = _check_one_list(shingles, "shingles")
+        shingles = check_shingle_list(shingles)
         positions = check_int(positions, "positions", low=1)
-        m = min(positions, self.num_perm)
-        cols = ["position", "shingle", "index", "hash", "value"]
-        if not shingles:
-            return pd.DataFrame({c: [] for c in cols})
+        m = min(positions, self.num_perm) if shingles else 0
         x = self.base_hash(shingles)
         vals = (self.a[:m] * x.astype(np.uint64).reshape(-1, 1) + self.b[:m]) % np.uint64(
             MERSENNE_P
         )
-        idx = vals.argmin(axis=0)
+        idx = vals.argmin(axis=0) if shingles else np.zeros(0, dtype=np.int64)
         return pd.DataFrame(
             {
                 "position": np.arange(m, dtype=np.int64),
-                "shingle": [shingles[i] for i in idx],
+                "shingle": pd.Series([shingles[i] for i in idx], dtype=str),
                 "index": idx.astype(np.int64),
                 "hash": x[idx],
                 "value": vals[idx, np.arange(m)].astype(np.uint32),
             }
         )
-
-
-def _check_one_list(shingles, name: str) -> list[str]:
-    """One document's shingles: a list (or tuple) of str."""
-    accepted = "a list of str (one document's shingles)"
-    if isinstance(shingles, str | bytes) or not isinstance(shingles, Sequence):
-        raise ArgumentTypeError(
-            f"{name}={type(shingles).__name__} is not accepted; accepted: {accepted}"
-        )
-    out = list(shingles)
-    if not all(isinstance(x, str) for x in out):
-        raise ArgumentTypeError(f"{name} holds a non-str shingle; accepted: {accepted}")
-    return out
 
 
 def _as_signature_pair(sig1, sig2) -> tuple[np.ndarray, np.ndarray]:
@@ -436,7 +420,7 @@ def standard_error(j, num_perm: int, *, one_byte: bool = False):
     j : float or array_like
         Jaccard similarity, 0 to 1.
     num_perm : int
-        Signature length k (>= 1).
+        Signature length k, 1 to 4,096 (``MAX_PERM``).
     one_byte : bool
         For 1-byte signatures: the agreement rate P = J + (1 − J)/256 has standard error
         sqrt(P(1 − P)/k), and the corrected estimate sqrt(P(1 − P)/k) / (1 − 1/256).
@@ -445,7 +429,7 @@ def standard_error(j, num_perm: int, *, one_byte: bool = False):
     -------
     float or ndarray of float64
     """
-    num_perm = check_int(num_perm, "num_perm", low=1)
+    num_perm = check_num_perm(num_perm)
     jj = check_similarity(j, "j")
     if check_bool(one_byte, "one_byte"):
         p = jj + (1 - jj) * ONE_BYTE_CHANCE

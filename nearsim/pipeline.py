@@ -31,7 +31,13 @@ import numpy as np
 import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
-from ._validation import check_choice, check_texts
+from ._validation import (
+    check_callable,
+    check_choice,
+    check_instance,
+    check_optional_str,
+    check_texts,
+)
 from .clusters import check_clusters, cluster_table, clusters
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
 from .exact import exact_pairs, join_funnel, pair_jaccard
@@ -467,12 +473,14 @@ class Runner:
         fetch: Fetch | None = None,
         digest: str | None = None,
     ):
-        self.texts = texts if isinstance(texts, list) else check_texts(texts)
-        if settings is not None and not isinstance(settings, Settings):
-            raise ValueError(f"settings={settings!r} is not accepted; accepted: a Settings")
+        self.texts = check_texts(texts)
+        if settings is not None:
+            check_instance(settings, "settings", Settings, "a nearsim Settings, or None")
         self.settings = settings or Settings()
-        self._fetch = fetch
-        self._digest = digest
+        self._fetch = check_callable(
+            fetch, "fetch", "a callable fetch(stage, runner)", optional=True
+        )
+        self._digest = check_optional_str(digest, "digest", none="None (computed here)")
         self._memo: dict[str, Any] = {}
 
     @property

@@ -37,6 +37,7 @@ which runs the programme once per r and reads every b off it, O(distinct s · k 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -44,6 +45,7 @@ import pandas as pd
 from numba import njit, prange
 
 from ._validation import (
+    _fail,
     check_banding,
     check_float,
     check_instance,
@@ -465,7 +467,13 @@ def prediction_table(predictions) -> pd.DataFrame:
     >>> list(table.columns[:4]), len(table)
     (['b', 'r', 'candidates', 'true_pairs'], 3)
     """
-    rows = list(predictions)
+    accepted = "an iterable of Prediction (predict, tune_for)"
+    if isinstance(predictions, str | bytes | Mapping) or not isinstance(predictions, Iterable):
+        raise _fail("predictions", predictions, accepted, wrong_type=True)
+    try:
+        rows = list(predictions)
+    except TypeError:  # iterable in name only (a 0-d array)
+        raise _fail("predictions", predictions, accepted, wrong_type=True) from None
     for i, p in enumerate(rows):
         check_instance(p, f"predictions[{i}]", Prediction, "a Prediction (predict, tune_for)")
     columns = list(Prediction.__dataclass_fields__)

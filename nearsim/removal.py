@@ -97,19 +97,23 @@ def removal_curve(n, pairs: pd.DataFrame, thresholds=None, *, join_threshold) ->
                 f"thresholds={grid[0]:g} … is not accepted; accepted: thresholds ≥ "
                 f"join_threshold={low:g} (the pairs below it were not computed)"
             )
-    edges, weights = _forest(n, arr, jac)
+    # Only the documents in some pair can join a cluster: renumber them 0 .. k − 1, so
+    # that the work is O(pairs) whatever n is (the others are alone at every threshold).
+    nodes, local = np.unique(arr, return_inverse=True)
+    k = nodes.shape[0]
+    edges, weights = _forest(k, local.reshape(-1, 2), jac)
     sorted_jac = np.sort(jac)
     rows = []
     for t in grid.tolist():
-        labels = clusters(n, edges[weights >= t])
-        sizes = np.bincount(labels, minlength=1) if n else np.zeros(0, dtype=np.int64)
+        labels = clusters(k, edges[weights >= t])
+        sizes = np.bincount(labels, minlength=1) if k else np.zeros(0, dtype=np.int64)
         big = sizes[sizes >= 2]
         rows.append(
             (
                 t,
                 int(sorted_jac.shape[0] - np.searchsorted(sorted_jac, t, side="left")),
                 int(big.shape[0]),
-                int(n - sizes.shape[0]),
+                int(k - sizes.shape[0]),
                 int(big.max()) if big.size else 0,
             )
         )
@@ -144,9 +148,10 @@ def removal_rates(sets, thresholds=None, *, method: str = "auto") -> pd.DataFram
     [2, 1]
     """
     from .exact import exact_pairs
+    from .tokens import as_token_sets
 
     grid = DEFAULT_GRID if thresholds is None else check_thresholds(thresholds)
     method = check_choice(method, "method", ("auto", "brute", "ppjoin"))
-    pairs = exact_pairs(sets, float(grid[0]), method=method)
-    n = sets.n_docs if hasattr(sets, "n_docs") else len(sets)
-    return removal_curve(n, pairs, grid, join_threshold=float(grid[0]))
+    tokens = as_token_sets(sets)  # once: a generator of documents is read once
+    pairs = exact_pairs(tokens, float(grid[0]), method=method)
+    return removal_curve(tokens.n, pairs, grid, join_threshold=float(grid[0]))

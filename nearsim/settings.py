@@ -21,7 +21,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_float, check_int
+from ._validation import (
+    MAX_SEED,
+    ArgumentTypeError,
+    _shown,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+)
 
 __all__ = ["FIELD_SPECS", "FieldSpec", "Settings", "fit_banding", "tuned_bands_rows"]
 
@@ -113,6 +121,8 @@ class FieldSpec:
             what = "an integer" if self.kind == "int" else "a number"
             low = self.format(self.low) if self.low is not None else None
             high = self.format(self.high) if self.high is not None else None
+            if self.high == MAX_SEED:
+                high = "2**64 − 1"
             if low is not None and high is not None:
                 text = f"{what} from {low} to {high}"
             elif low is not None:
@@ -199,7 +209,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
         FieldSpec(
             "example_seed", "int", 0, "Example seed",
             "Seed of the generated example: the same seed gives the same documents.",
-            low=0,
+            low=0, high=MAX_SEED,
         ),
         FieldSpec(
             "shingle_kind", "choice", "char", "Shingles",
@@ -240,7 +250,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
         FieldSpec(
             "hash_seed", "int", 1, "Hash seed",
             "Seed that draws the MinHash functions' a and b.",
-            low=0,
+            low=0, high=MAX_SEED,
         ),
         FieldSpec(
             "threshold", "float", 0.8, "Similarity threshold t",
@@ -379,6 +389,8 @@ class Settings:
     TUNED: ClassVar[tuple[str, str]] = ("bands", "rows")
 
     def __post_init__(self) -> None:
+        # auto_tune first: whether bands and rows are read depends on it
+        object.__setattr__(self, "auto_tune", FIELD_SPECS["auto_tune"].coerce(self.auto_tune))
         for name, spec in FIELD_SPECS.items():
             value = getattr(self, name)
             if self.auto_tune and name in self.TUNED:
@@ -489,8 +501,9 @@ class Settings:
         """
         if not isinstance(params, Mapping):
             if not callable(getattr(params, "items", None)):
-                raise ValueError(
-                    f"params must be a mapping of query keys to values, got {type(params).__name__}"
+                raise ArgumentTypeError(
+                    f"params={_shown(params)} is not accepted; accepted: a mapping of query "
+                    "keys to values (str, or lists of str)"
                 )
             params = dict(params.items())
         values: dict[str, Any] = {}

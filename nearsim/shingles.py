@@ -35,8 +35,8 @@ def check_shingle_options(
     lowercase: bool = True,
     remove_punctuation: bool = False,
     collapse_whitespace: bool = True,
-) -> None:
-    """Raise unless these are accepted shingle options.
+) -> dict:
+    """The shingle options, normalised, or raise unless they are accepted.
 
     Parameters
     ----------
@@ -47,16 +47,24 @@ def check_shingle_options(
     lowercase, remove_punctuation, collapse_whitespace : bool
         Real booleans (the string ``"false"`` is not a flag).
 
+    Returns
+    -------
+    dict
+        ``kind`` (str), ``k`` (int), ``lowercase``, ``remove_punctuation``,
+        ``collapse_whitespace`` (bool): Python values (a NumPy integer or bool becomes one).
+
     Raises
     ------
     ValueError
         ``ArgumentTypeError`` (also a ``TypeError``) for a value of the wrong type.
     """
-    check_choice(kind, "kind", KINDS)
-    check_int(k, "k", low=1, high=MAX_K)
-    check_bool(lowercase, "lowercase")
-    check_bool(remove_punctuation, "remove_punctuation")
-    check_bool(collapse_whitespace, "collapse_whitespace")
+    return {
+        "kind": check_choice(kind, "kind", KINDS),
+        "k": check_int(k, "k", low=1, high=MAX_K),
+        "lowercase": check_bool(lowercase, "lowercase"),
+        "remove_punctuation": check_bool(remove_punctuation, "remove_punctuation"),
+        "collapse_whitespace": check_bool(collapse_whitespace, "collapse_whitespace"),
+    }
 
 
 def normalize(
@@ -135,13 +143,9 @@ def shingles(
     >>> shingles("to be or not to be", kind="word", k=2)
     ['to be', 'be or', 'or not', 'not to']
     """
-    check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
-    norm = normalize(
-        text,
-        lowercase=lowercase,
-        remove_punctuation=remove_punctuation,
-        collapse_whitespace=collapse_whitespace,
-    )
+    opts = check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
+    kind, k = opts.pop("kind"), opts.pop("k")
+    norm = normalize(text, **opts)
     if not norm:
         return []
     if kind == "char":

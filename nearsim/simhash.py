@@ -27,7 +27,12 @@ from numba import njit, prange
 
 from ._arrays import popcount64
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
-from ._validation import ArgumentTypeError, check_fingerprint, check_fingerprints, check_int
+from ._validation import (
+    check_fingerprint,
+    check_fingerprints,
+    check_int,
+    check_shingle_list,
+)
 
 BITS = 64
 """Bits in a fingerprint."""
@@ -203,14 +208,6 @@ def _popcount_array(x):
 
 
 # =========================================================================== fingerprints
-def _check_one_document(shingles) -> None:
-    if isinstance(shingles, str | bytes):
-        raise ArgumentTypeError(
-            f"shingles={shingles[:40]!r} is not accepted; accepted: a list of str (one "
-            "document's shingles), not a single str"
-        )
-
-
 def _draw_seeds(seed: int) -> tuple[np.uint32, np.uint32]:
     rng = np.random.default_rng(seed)
     while True:
@@ -273,16 +270,14 @@ class SimHasher:
         -------
         ndarray of uint64, shape (m,)
         """
-        _check_one_document(shingles)
-        flat = flatten([shingles])
+        flat = flatten([check_shingle_list(shingles)], "shingles")
         hi = flat.hashes(int(self._s_hi)).astype(np.uint64)
         lo = flat.hashes(int(self._s_lo)).astype(np.uint64)
         return (hi << np.uint64(32)) | lo
 
     def fingerprint(self, shingles: Sequence[str]) -> int:
         """Fingerprint of one document, as a Python int (0 to 2**64 − 1)."""
-        _check_one_document(shingles)
-        return int(self.fingerprints([shingles])[0])
+        return int(self.fingerprints([check_shingle_list(shingles)])[0])
 
     def fingerprints(self, shingle_lists: Iterable[Sequence[str]]) -> np.ndarray:
         """Fingerprints of many documents from their shingle lists.

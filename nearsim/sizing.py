@@ -43,6 +43,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import (
+    ArgumentTypeError,
+    _shown,
     check_banding,
     check_float,
     check_instance,
@@ -79,11 +81,17 @@ class Throughput(NamedTuple):
 
 def _sizes(documents) -> np.ndarray:
     accepted = f"an integer or a 1-D array of integers from 2 to {MAX_SIZE:,}"
-    values = np.atleast_1d(np.asarray(documents, dtype=object))
+    try:
+        given = np.asarray(documents, dtype=object)
+    except (TypeError, ValueError):  # ragged lists
+        raise ArgumentTypeError(
+            f"documents={_shown(documents)} is not accepted; accepted: {accepted}"
+        ) from None
+    values = np.atleast_1d(given)
     if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"documents={documents!r} is not accepted; accepted: {accepted}")
+        raise ValueError(f"documents={_shown(documents)} is not accepted; accepted: {accepted}")
     for q, v in enumerate(values.tolist()):
-        name = "documents" if np.ndim(documents) == 0 else f"documents[{q}]"
+        name = "documents" if given.ndim == 0 else f"documents[{q}]"
         check_int(v, name, low=2, high=MAX_SIZE)
     return values.astype(np.int64)
 

@@ -24,8 +24,8 @@ import numpy as np
 
 from ._hashing import FlatShingles
 from ._intern import intern_lists, intern_spans
-from ._join import verification_index
-from ._validation import ArgumentTypeError, check_shingle_sets
+from ._join import MAX_VERIFY_BITS, verification_index
+from ._validation import ArgumentTypeError, check_int, check_optional_int, check_shingle_sets
 
 __all__ = ["TokenSets", "as_token_sets"]
 
@@ -103,15 +103,23 @@ class TokenSets:
         return self.n
 
     def document(self, d: int) -> np.ndarray:
-        """Document ``d``'s ids (int32, strictly increasing; a read-only view)."""
+        """Document ``d``'s ids (int32, strictly increasing; a read-only view).
+
+        ``d`` is an integer from 0 to n − 1.
+        """
+        d = check_int(d, "d", low=0, high=self.n - 1)
         return self.tokens[self.offsets[d] : self.offsets[d + 1]]
 
     def verification(self, fbits: int | None = None, hbits: int | None = None):
         """The join's verification bitsets for these tokens, made once per layout.
 
         Private to the join (:func:`nearsim._join.verification_index`); kept here so
-        that joins at several thresholds share them.
+        that joins at several thresholds share them. ``fbits`` (exact bits for the most
+        frequent ids) and ``hbits`` (hashed bits for the others) are None (the join's
+        default) or integers from 0 to ``MAX_VERIFY_BITS``.
         """
+        fbits = check_optional_int(fbits, "fbits", low=0, high=MAX_VERIFY_BITS)
+        hbits = check_optional_int(hbits, "hbits", low=0, high=MAX_VERIFY_BITS)
         key = (fbits, hbits)
         found = self._indexes.get(key)
         if found is None:

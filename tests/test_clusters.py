@@ -226,3 +226,13 @@ def test_check_clusters_nothing_to_check():
 def test_check_clusters_bad_input(labels, sets, threshold, match):
     with pytest.raises(ValueError, match=match):
         check_clusters(labels, sets, threshold)
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_few_pairs_among_many_documents_cost_the_labels_only():
+    """The graph is built on the documents in some pair: at n = 10**9 the old n × n graph
+    asked for 3.7 GB before the labels (MemoryError under the garbage test's cap)."""
+    n = 10**7
+    labels = clusters(n, [[5, n - 1], [3, 5]])
+    assert labels[[0, 3, 4, 5, 6, n - 1]].tolist() == [0, 3, 4, 3, 5, 3]
+    assert labels[-2] == n - 3 and labels.dtype == np.int64

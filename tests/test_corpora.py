@@ -584,3 +584,32 @@ def test_inspect_corpus_refuses_what_it_cannot_read(tmp_path):
         ns.inspect_corpus(empty)
     with pytest.raises(ValueError, match="records=0 is not accepted"):
         ns.inspect_corpus(tmp_path, records=0)
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"files": None}, r"files=None is not accepted; accepted: a path"),  # was: TypeError
+        ({"files": "abc"}, r"path 'abc' does not exist"),  # was: AttributeError
+        ({"batch_size": 0}, r"batch_size=0 is not accepted; accepted: an integer from 1"),
+        ({"text_field": None}, r"text_field=None is not accepted"),
+        ({"on_error": "ignore"}, r"on_error='ignore' is not accepted"),
+    ],
+)
+def test_corpus_reader_checks_its_arguments(tmp_path, kwargs, match):
+    """The constructor took anything; batch_size=0 looped for ever on the first record."""
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"text": "one"}\n')
+    args = {"files": [path], "text_field": "text", "id_field": None, "batch_size": 1,
+            "on_error": "fail"} | kwargs  # fmt: skip
+    with pytest.raises(ValueError, match=match):
+        list(ns.CorpusReader(**args))
+
+
+def test_an_empty_path_is_not_the_working_folder(tmp_path, monkeypatch):
+    """Was: "" read every supported file under the working folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.jsonl").write_text('{"text": "one"}\n')
+    with pytest.raises(ValueError, match=r"paths holds '', which is not accepted"):
+        ns.read_corpus("")

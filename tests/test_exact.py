@@ -517,3 +517,16 @@ def test_warm_up_compiles_the_kernels():
     for kernel in (_join._ppjoin_probe, _join._brute_probe, _join._funnel_probe):
         assert kernel.signatures, kernel
     assert _join._pair_overlaps.signatures and _factorize_part.signatures
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_a_ragged_mask_is_not_accepted():
+    """Was: NumPy's "inhomogeneous shape" ValueError from inside."""
+    sets = [["a", "b"], ["a", "b"]]
+    for call in (
+        lambda v: ns.exact_pairs(sets, 0.5, valid=v),
+        lambda v: ns.join_funnel(sets, 0.5, valid=v),
+        lambda v: ns.similarity_sample(sets, valid=v),
+    ):
+        with pytest.raises(TypeError, match=r"valid=\[\[1, 2\], \[3\]\] is not accepted; accepted"):
+            call([[1, 2], [3]])

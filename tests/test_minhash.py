@@ -4,6 +4,7 @@ import math
 
 import mmh3
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -271,9 +272,9 @@ def test_bad_minhasher_arguments(kwargs, match):
 
 def test_bad_inputs_name_the_problem():
     mh = ns.MinHasher(8)
-    with pytest.raises(ValueError, match="document 1 is a str"):
+    with pytest.raises(ValueError, match=r"shingle_lists\[1\]='not a list' is not accepted"):
         mh.signatures([["a"], "not a list"])
-    with pytest.raises(ValueError, match="shingle of type int"):
+    with pytest.raises(ValueError, match=r"shingle_lists\[0\] holds 3 of type int"):
         mh.signatures([["a", 3]])
     with pytest.raises(ValueError, match="texts='one text'.*accepted: a list of str"):
         mh.text_signatures("one text")
@@ -283,7 +284,7 @@ def test_bad_inputs_name_the_problem():
         mh.text_signatures(["bad \ud800 text"])
     with pytest.raises(ValueError, match="lengths 8 and 9"):
         ns.estimate_jaccard(np.zeros(8, np.uint32), np.zeros(9, np.uint32))
-    with pytest.raises(ValueError, match="shingles=NoneType.*accepted: a list of str"):
+    with pytest.raises(ValueError, match="shingles=None is not accepted; accepted: a list of str"):
         mh.winners(None)
     with pytest.raises(ValueError, match="pairs=inf.*accepted: an integer array"):
         ns.estimate_pairs(np.zeros((3, 8), np.uint32), float("inf"))
@@ -318,3 +319,62 @@ def test_kernel_reduction_at_the_edges():
         mins = np.full(a.shape[0], 2**32 - 1, dtype=np.uint32)
         _update(mins, a, b, np.uint32(x))
         assert mins.tolist() == [(int(ai) * x + int(bi)) % P for ai, bi in zip(a, b, strict=True)]
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_standard_error_rejects_a_signature_length_past_the_limit():
+    """Was: OverflowError from float(10**400) inside NumPy."""
+    with pytest.raises(ValueError, match=r"num_perm=1000.* accepted: an integer from 1 to 4,096"):
+        ns.standard_error(0.5, 10**400)
+    assert ns.standard_error(0.5, 4096) == math.sqrt(0.25 / 4096)
+
+
+@pytest.mark.parametrize(
+    ("shingles", "match"),
+    [
+        (None, r"shingles=None is not accepted; accepted: a list of str"),
+        (3, r"shingles=3 is not accepted; accepted: a list of str"),
+        ("abc", r"shingles='abc' is not accepted; accepted: a list of str"),
+        (["a", 3], r"shingles holds 3 of type int, which is not accepted"),
+    ],
+)
+def test_one_documents_shingles_are_checked_with_the_argument_named(shingles, match):
+    """Was: "document 0 is a NoneType, not a list of shingles" (no argument, no 'accepted')."""
+    mh = ns.MinHasher(8)
+    for method in (mh.base_hash, mh.signature, mh.winners):
+        with pytest.raises(ValueError, match=match):
+            method(shingles)
+
+
+def test_a_dataframe_is_not_one_documents_shingles():
+    """Was: accepted with len() = its rows while its column names were hashed: 1 hash of 3."""
+    frame = pd.DataFrame({"i": [1], "j": [0], "jaccard": [0.9]})
+    with pytest.raises(TypeError, match=r"shingles=DataFrame\(.* is not accepted"):
+        ns.MinHasher(8).base_hash(frame)
+    with pytest.raises(TypeError, match=r"shingle_lists\[0\]=DataFrame\(.* is not accepted"):
+        ns.MinHasher(8).signatures([frame])
+
+
+def test_winners_of_no_shingles_keep_their_column_types():
+    table = ns.MinHasher(8).winners([])
+    assert len(table) == 0
+    assert [table[c].dtype.kind for c in ("position", "index", "hash", "value")] == list("iiuu")
+
+
+def test_shingle_lists_errors_name_the_argument():
+    mh = ns.MinHasher(8)
+    with pytest.raises(TypeError, match=r"shingle_lists=None is not accepted; accepted: a list"):
+        mh.signatures(None)
+    with pytest.raises(ValueError, match=r"shingle_lists holds a lone surrogate .*accepted"):
+        mh.signatures([["ok"], ["a\ud800"]])
+    with pytest.raises(TypeError, match=r"texts=array\(shape=\(\).* is not accepted"):
+        mh.text_signatures(np.array(3))
+
+
+def test_numpy_shingle_options_are_python_values_inside():
+    """k=np.uint8(5) made numba compile a new kernel (seconds) and then gave the same rows."""
+    mh = ns.MinHasher(16)
+    texts = ["the cat sat on the mat", "a dog"]
+    np.testing.assert_array_equal(
+        mh.text_signatures(texts, k=np.uint8(5), lowercase=np.True_), mh.text_signatures(texts)
+    )

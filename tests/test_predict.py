@@ -291,3 +291,11 @@ def test_compare_tuners_puts_each_tuners_choice_side_by_side():
     assert c.near_share == pytest.approx((2 + 3 + 3) / w.sum())
     with pytest.raises(ValueError, match="low=0.9 is not accepted"):
         ns.compare_tuners(s, w, 0.8, 64, low=0.9)
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+@pytest.mark.parametrize("predictions", [None, 3, "abc", {"b": 1}])
+def test_prediction_table_names_its_argument(predictions):
+    """Was: "'NoneType' object is not iterable" from inside."""
+    with pytest.raises(ArgumentTypeError, match=r"predictions=.* is not accepted; accepted: an"):
+        ns.prediction_table(predictions)

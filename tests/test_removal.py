@@ -120,3 +120,20 @@ def test_removal_rates_bad_input():
         removal_rates([["a"]], method="fast")
     with pytest.raises(ValueError, match="thresholds="):
         removal_rates([["a"]], [])
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_the_curve_costs_the_pairs_not_the_documents():
+    """Was: a cluster labelling of all n documents per threshold (MemoryError at 10**9)."""
+    pairs = pd.DataFrame({"i": [0, 5], "j": [5, 10**9 - 1], "jaccard": [0.9, 0.95]})
+    table = removal_curve(10**9, pairs, [0.9, 0.95], join_threshold=0.5)
+    assert table["removed"].tolist() == [2, 1]
+    assert table["largest"].tolist() == [3, 2]
+    assert table["removed_share"].tolist() == [2e-9, 1e-9]
+
+
+def test_removal_rates_reads_a_generator_of_documents_once():
+    """Was: "object of type 'generator' has no len()" after the join had read it."""
+    docs = [["a", "b", "c", "d"], ["a", "b", "c", "e"], ["x"]]
+    table = removal_rates((d for d in docs), [0.5])
+    assert table["removed"].tolist() == [1]

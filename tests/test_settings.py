@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nearsim._validation import MAX_SEED
 from nearsim.settings import FIELD_SPECS, FieldSpec, Settings, tuned_bands_rows
 
 API_DEFAULTS = {
@@ -97,7 +98,7 @@ def test_default_tuning_is_the_tuners_choice():
     [
         ("source", "one of example, paste, csv, files, corpus"),
         ("n_docs", "an integer from 300 to 20000"),
-        ("example_seed", "an integer ≥ 0"),
+        ("example_seed", "an integer from 0 to 2**64 − 1"),
         ("threshold", "a number from 0.05 to 0.99"),
         ("fp_weight", "a number from 0 to 1"),
         ("lowercase", "true or false"),
@@ -127,7 +128,7 @@ def test_settings_are_frozen_and_normalised():
         ({"n_docs": 299}, r"n_docs=299 .*an integer from 300 to 20000"),
         ({"n_docs": 2000.0}, r"n_docs=2000.0 is not accepted"),
         ({"n_docs": "2000"}, r"n_docs='2000' is not accepted"),
-        ({"example_seed": -1}, r"example_seed=-1 .*≥ 0"),
+        ({"example_seed": -1}, r"example_seed=-1 .*from 0 to 2\*\*64 − 1"),
         ({"shingle_kind": "Char"}, r"shingle_kind='Char' .*one of char, word"),
         ({"shingle_k": 0}, r"shingle_k=0 .*from 1 to 50"),
         ({"shingle_k": 51}, r"shingle_k=51"),
@@ -250,7 +251,7 @@ def valid_settings(draw) -> Settings:
     return Settings(
         source=draw(st.sampled_from(FIELD_SPECS["source"].choices)),
         n_docs=draw(st.integers(300, 20_000)),
-        example_seed=draw(st.integers(min_value=0)),
+        example_seed=draw(st.integers(0, MAX_SEED)),
         shingle_kind=draw(st.sampled_from(["char", "word"])),
         shingle_k=draw(st.integers(1, 50)),
         lowercase=draw(st.booleans()),
@@ -258,7 +259,7 @@ def valid_settings(draw) -> Settings:
         collapse_whitespace=draw(st.booleans()),
         min_shingles=draw(st.integers(0, 10_000)),
         num_perm=num_perm,
-        hash_seed=draw(st.integers(min_value=0)),
+        hash_seed=draw(st.integers(0, MAX_SEED)),
         threshold=draw(st.floats(0.05, 0.99)),
         auto_tune=auto_tune,
         fp_weight=draw(st.floats(0.0, 1.0)),
@@ -366,9 +367,9 @@ def test_markup_in_a_query_is_reported_safely(key, value):
 
 
 def test_parse_query_rejects_a_non_mapping():
-    with pytest.raises(ValueError, match=r"params must be a mapping .*got str"):
+    with pytest.raises(ValueError, match=r"params='num_perm=64' is not accepted; accepted: a map"):
         Settings.parse_query("num_perm=64")
-    with pytest.raises(ValueError, match=r"got list"):
+    with pytest.raises(TypeError, match=r"params=\[\('num_perm', '64'\)\] is not accepted"):
         Settings.from_query([("num_perm", "64")])
 
 
@@ -381,3 +382,24 @@ def test_parse_query_accepts_mapping_like_objects():
 
     s, problems = Settings.parse_query(QueryParams())
     assert problems == [] and s.num_perm == 64 and s.source == "csv"
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_a_seed_is_at_most_64_bits_so_the_link_reads_it_back():
+    """Was: accepted 10**400, whose 401 digits the link reader then refused."""
+    s = Settings(example_seed=MAX_SEED, hash_seed=MAX_SEED)
+    assert Settings.from_query(s.to_query()) == s
+    for name in ("example_seed", "hash_seed"):
+        with pytest.raises(ValueError, match=rf"{name}=1000.* accepted: an integer from 0 to 2"):
+            Settings(**{name: 10**400})
+
+
+def test_auto_tune_is_checked_before_it_is_read():
+    """Was: "The truth value of an empty array is ambiguous" from NumPy."""
+    with pytest.raises(ValueError, match=r"auto_tune=array\(\[\].* is not accepted; accepted"):
+        Settings(auto_tune=np.array([]))
+
+
+def test_parse_query_names_params():
+    with pytest.raises(TypeError, match=r"params=None is not accepted; accepted: a mapping"):
+        Settings.from_query(None)

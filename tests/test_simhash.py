@@ -179,3 +179,30 @@ def test_hamming_distance_and_popcount():
 def test_as_fingerprints_passes_uint64_through():
     x = np.arange(5, dtype=np.uint64)
     assert as_fingerprints(x) is x
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_one_documents_shingles_are_checked_with_the_argument_named():
+    """Was: "document 0 is a NoneType, not a list of shingles" (no argument, no 'accepted')."""
+    sh = SimHasher(1)
+    for method in (sh.shingle_hashes, sh.fingerprint):
+        with pytest.raises(TypeError, match=r"shingles=None is not accepted; accepted: a list"):
+            method(None)
+    with pytest.raises(TypeError, match=r"shingle_lists=7 is not accepted; accepted: a list"):
+        sh.fingerprints(7)
+
+
+def test_a_set_of_fingerprints_has_no_order():
+    """Was: accepted (fingerprints are per document, in document order)."""
+    with pytest.raises(TypeError, match=r"fingerprints=\{1, 2\} is not accepted"):
+        as_fingerprints({1, 2})
+
+
+def test_a_long_list_of_python_ints_is_checked_in_one_pass():
+    """10**6 Python ints: converted and range-checked by NumPy, not one by one."""
+    big = list(range(10**6))
+    assert as_fingerprints(big)[-1] == 10**6 - 1
+    with pytest.raises(ValueError, match=r"fingerprints=\[0, .* is not accepted"):
+        as_fingerprints([*big, -1])
+    with pytest.raises(ValueError, match=r"is not accepted; accepted: a 1-D array of integers"):
+        as_fingerprints([0, 2**64])

@@ -103,3 +103,10 @@ def test_bad_input(change, match):
 def test_measure_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         measure_throughput(**kwargs)
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+def test_ragged_documents_are_not_accepted():
+    """Was: NumPy's "inhomogeneous shape" ValueError from inside."""
+    with pytest.raises(TypeError, match=r"documents\[0\]=\[1, 2\] is not accepted; accepted"):
+        sizing([[1, 2], [3]], [0.9], None, corpus_docs=10, num_perm=16, b=4, r=4, threshold=0.8)

@@ -140,3 +140,36 @@ def test_bad_shingles_name_the_document():
         TokenSets.from_shingles([["a"], ["b", 3]])
     with pytest.raises(ValueError, match=r"sets=None is not accepted"):
         TokenSets.from_shingles(None)
+
+
+# -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
+@pytest.mark.parametrize(
+    ("d", "match"),
+    [
+        (-1, r"d=-1 is not accepted; accepted: an integer from 0 to 2"),  # was: []
+        (3, r"d=3 is not accepted"),  # was: IndexError inside
+        (1.0, r"d=1.0 is not accepted"),  # was: IndexError
+        (2**63, r"d=9223372036854775808 is not accepted"),  # was: OverflowError
+        (None, r"d=None is not accepted"),  # was: TypeError from +
+    ],
+)
+def test_document_takes_a_row_number(d, match):
+    tokens = TokenSets.from_shingles([["a", "b"], ["b"], []])
+    with pytest.raises(ValueError, match=match):
+        tokens.document(d)
+    assert tokens.document(np.int64(1)).tolist() == tokens.document(1).tolist()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"hbits": 2**31}, r"hbits=2147483648 is not accepted; accepted: an integer from 0 to"),
+        ({"hbits": 2**63}, r"hbits=9223372036854775808 is not accepted"),  # was: MemoryError
+        ({"fbits": 0.5}, r"fbits=0.5 is not accepted"),  # was: numba TypingError
+        ({"fbits": float("nan")}, r"fbits=nan is not accepted"),
+    ],
+)
+def test_verification_bits_are_bounded(kwargs, match):
+    tokens = TokenSets.from_shingles([["a", "b"], ["b"]])
+    with pytest.raises(ValueError, match=match):
+        tokens.verification(**kwargs)

@@ -150,7 +150,7 @@ def column_index(names: list[str], column: object, label: str = "the CSV file") 
     position = int(column)
     if not 0 <= position < len(names):
         raise ValueError(
-            f"column position {position} is out of range; {label} has "
+            f"column position {_shown(column)} is out of range; {label} has "
             f"{len(names)} columns (0 to {len(names) - 1}): {names_list(names)}"
         )
     return position
