@@ -73,6 +73,9 @@ class DedupResult:
         Wall time of each stage.
     read_report : str
         What the reader read and skipped, in one line.
+    cpu_seconds : dict of str to float
+        CPU time of each stage (this process, all its threads; on a shared machine a
+        steadier measure than wall time).
     """
 
     settings: Settings
@@ -86,6 +89,7 @@ class DedupResult:
     verify: str
     seconds: dict[str, float] = field(default_factory=dict)
     read_report: str = ""
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -138,6 +142,7 @@ class DedupResult:
             "settings": _query_string(self.settings),
             "verify": self.verify,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()},
             "peak_memory_bytes": peak_memory_bytes(),
             "read": self.read_report,
         }
@@ -156,20 +161,22 @@ def peak_memory_bytes() -> int:
 
 
 class _Clock:
-    """Wall time per stage, and a progress line on stderr (quiet when not shown)."""
+    """Wall and CPU time per stage, and a progress line on stderr (quiet when not shown)."""
 
     def __init__(self, show: bool):
         self.show = show
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     @contextmanager
     def stage(self, name: str, what: str | None = None):
         """Time a stage (its time adds up over several calls); say ``what`` first."""
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         if self.show and what:
             print(f"nearsim: {what}…", file=sys.stderr, flush=True)
         yield
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+        self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - cpu
 
     def bar(self, what: str, unit: str):
         return tqdm(desc=f"nearsim: {what}", unit=unit, disable=not self.show, file=sys.stderr)
@@ -278,6 +285,7 @@ def dedup(
         verify,
         clock.seconds,
         reader.report.summary(),
+        clock.cpu,
     )
 
 
@@ -371,6 +379,8 @@ def write_outputs(
             written.append(path)
     summary = result.summary()
     summary["seconds"]["write"] = round(clock.seconds["write"], 3)
+    if summary["cpu_seconds"]:
+        summary["cpu_seconds"]["write"] = round(clock.cpu["write"], 3)
     summary["format"] = fmt
     tmp = out / f".summary.json.tmp-{os.getpid()}"
     tmp.write_text(json.dumps(summary, indent=2) + "\n")

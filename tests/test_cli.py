@@ -113,6 +113,8 @@ def test_dedup_equals_the_library_row_for_row(corpus, tmp_path, verify):
     assert summary["removed"] == int((~got["keep"]).sum())
     assert summary["clusters"] == int((np.bincount(labels) >= 2).sum())
     assert set(summary["seconds"]) >= {"read", "signatures", "bands", "verify", "clusters"}
+    assert set(summary["cpu_seconds"]) == set(summary["seconds"])  # CPU time of each stage
+    assert all(v >= 0 for v in summary["cpu_seconds"].values())
     assert summary["peak_memory_bytes"] > 10**6
 
 
