@@ -279,6 +279,47 @@ def score(task: dict) -> dict:
     return out
 
 
+def spread(task: dict) -> dict:
+    """How far each tool's MinHash estimate falls from the exact Jaccard, on the pairs of
+    the first documents with J ≥ 0.5 (not timed): the estimate filter's recall at t is
+    the share of true pairs whose estimate reaches t."""
+    import rensa as rs
+    from datasketch import MinHash
+
+    import nearsim as ns
+    from nearsim._hashing import text_shingles
+
+    texts = read_texts(task["path"])[: task["documents"]]
+    ex = ns.exact_pairs(text_shingles(texts), 0.5)
+    i, j, jac = (ex[c].to_numpy() for c in ("i", "j", "jaccard"))
+    sets = [char_shingles(t) for t in texts]
+    used = np.unique(np.concatenate([i, j]))
+    where = np.full(len(texts), -1)
+    where[used] = np.arange(used.shape[0])
+    sig = ns.MinHasher(128, 1).text_signatures(texts)
+    digests = np.array([m.digest() for m in rs.RMinHash.from_token_sets(sets, 128, 1)])
+    ds = MinHash.bulk(([x.encode() for x in sets[d]] for d in used.tolist()), num_perm=128)
+    ds_vals = np.array([m.hashvalues for m in ds])
+    est = {
+        "nearsim": ns.estimate_pairs(sig, np.stack([i, j], axis=1)),
+        "rensa": (digests[i] == digests[j]).mean(axis=1),
+        "datasketch": (ds_vals[where[i]] == ds_vals[where[j]]).mean(axis=1),
+    }
+    t = task["threshold"]
+    out: dict = {"documents": len(texts), "pairs": int(i.shape[0]), "ranges": {}}
+    for lo, hi in ((0.5, t), (t, 1.0001)):
+        m = (jac >= lo) & (jac < hi)
+        key = f"{lo:g}–{min(hi, 1):g}"
+        out["ranges"][key] = {
+            "pairs": int(m.sum()),
+            "theory": float(np.sqrt(np.mean(jac[m] * (1 - jac[m])) / 128)),
+            **{name: float(np.std(e[m] - jac[m])) for name, e in est.items()},
+        }
+    true = jac >= t
+    out["kept"] = {name: float(np.mean(e[true] >= t)) for name, e in est.items()}
+    return out
+
+
 TASKS = {
     "generate": generate,
     "truth": truth,
@@ -286,6 +327,7 @@ TASKS = {
     "rensa": rensa,
     "rensa_matrix": rensa_matrix,
     "score": score,
+    "spread": spread,
 }
 
 

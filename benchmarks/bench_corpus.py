@@ -66,6 +66,7 @@ TUNED = (9, 13)  # nearsim's tune(0.8, 128)[0], and datasketch's _optimal_param(
 SHARED = (16, 8)  # rensa's LSH: bands must divide k = 128
 PEER_SIZE = 100_000
 PARTS = ("nearsim", "peers", "dask")
+VERIFY = ("estimate", "exact")  # nearsim beside the peers: the estimate filter, and exact
 TEXT_DEDUP_PYTHON = "/tmp/textdedup-venv/bin/python"
 
 
@@ -325,10 +326,14 @@ class Bench:
         for rep in range(self.args.repeats):  # round robin: drift in load hits every tool
             for banding in (TUNED, SHARED):
                 tag = f"{banding[0]}x{banding[1]}"
-                self._peer_run(f"peers/nearsim {tag}", rep, lambda b=banding, t=tag: self._ns(b, t))
+                for verify in VERIFY:
+                    key = f"peers/{'nearsim' if verify == 'estimate' else 'nearsim-exact'} {tag}"
+                    self._peer_run(key, rep, lambda b=banding, v=verify: self._ns(b, v))
                 self._peer_run(f"peers/datasketch {tag}", rep, lambda b=banding: self._ds(b))
             self._peer_run(f"peers/rensa {SHARED[0]}x{SHARED[1]}", rep, self._rensa)
             self._peer_run("peers/text-dedup 9x13", rep, self._text_dedup)
+        res = self.task("spread", "spread", path=str(path), documents=30_000, threshold=THRESHOLD)
+        self.store.put("peers/spread", {k: v for k, v in res.items() if k != "measured"})
         res = self.task("rensa_matrix", "rensa-matrix", path=str(path))
         self.store.put(
             "peers/rensa signatures", {k: res[k] for k in ("stage_seconds", "stage_cpu")}
@@ -348,10 +353,11 @@ class Bench:
         res["walls"] = [*(old.get("walls", []) if rep > 0 and old else []), res.get("wall")]
         self.store.put(key, res)
 
-    def _ns(self, banding: tuple[int, int], tag: str) -> dict:
+    def _ns(self, banding: tuple[int, int], verify: str) -> dict:
         extra = ("--auto-tune", "false", "--bands", str(banding[0]), "--rows", str(banding[1]))
-        res = self.nearsim(self.n_peer, f"peer-nearsim-{tag}", extra=extra)
-        res["score"] = self.score(self.n_peer, f"nearsim-{tag}", **_nearsim_found(res))
+        name = f"nearsim-{verify}-{banding[0]}x{banding[1]}"
+        res = self.nearsim(self.n_peer, f"peer-{name}", extra=(*extra, "--verify", verify))
+        res["score"] = self.score(self.n_peer, name, **_nearsim_found(res))
         res["banding"] = list(banding)
         return res
 
@@ -393,6 +399,7 @@ class Bench:
         shutil.rmtree(td, ignore_errors=True)  # no cached Arrow copy from an earlier run
         td.mkdir()
         env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TQDM_DISABLE="1")
+        env["COLUMNS"] = "200"  # its rich logger: one line per timer
         cmd = [py, "-m", "text_dedup.minhash", "--path", "json"]
         cmd += ["--data_files", str(self.corpus(self.n_peer)), "--split", "train"]
         cmd += ["--cache_dir", str(td / "cache"), "--output", str(td / "out"), "--column", "text"]
@@ -443,14 +450,14 @@ def _nearsim_found(res: dict) -> dict:
 
 
 def _text_dedup_timer(log: Path) -> dict:
-    """text-dedup's own stage timer lines (``Loading : 0.47s``) from its log."""
+    """text-dedup's own stage timer lines (``Loading : 0.47s``) from its log; its logger
+    may wrap the value onto the next line."""
     import re
 
+    text = re.sub(r":\s+timer\.py:\d+\s*\n\s*", ": ", log.read_text(errors="replace"))
     out = {}
-    for line in log.read_text(errors="replace").splitlines():
-        m = re.search(r"INFO\s+(\w+)\s+:\s+([\d.]+)s", line)
-        if m:
-            out[m.group(1)] = float(m.group(2))
+    for m in re.finditer(r"INFO\s+(\w+)\s+:\s+([\d.]+)s", text):
+        out[m.group(1)] = float(m.group(2))
     return out
 
 
