@@ -1,9 +1,10 @@
 """Apply settings to a whole corpus on one machine, in bounded memory: ``nearsim dedup``.
 
-The corpus is read in batches (:func:`nearsim.iter_corpus`); each batch runs the
-pipeline's row-wise stages (shingles, the validity mask, MinHash signatures — the same
-stage functions the explorer runs), and only the signatures are kept: 4·k bytes a
-document (512 MB for a million documents at k = 128), never the texts. Then, over all
+The corpus is read in batches (:func:`nearsim.iter_corpus`); each batch gets the
+pipeline's row-wise stages, the validity mask and the MinHash signatures (:func:`sign_batch`:
+the explorer's values, straight from the texts when ``min_shingles`` allows it), and only
+the signatures are kept: 4·k bytes a document (512 MB for a million documents at
+k = 128), never the texts. Then, over all
 signatures, the same library calls as on a list in memory: band candidates
 (:func:`nearsim.candidate_pairs`, one band at a time, pairs as 64-bit codes), their MinHash
 estimates, the filter, and clusters (:func:`nearsim.clusters`).
@@ -38,7 +39,7 @@ from .clusters import clusters
 from .corpora import iter_corpus
 from .exact import pair_jaccard
 from .lsh import DEFAULT_MAX_PAIRS, candidate_pairs
-from .minhash import estimate_pairs
+from .minhash import EMPTY, MinHasher, estimate_pairs
 from .pipeline import ROW_STAGES, Runner
 from .settings import Settings
 
@@ -73,6 +74,9 @@ class DedupResult:
         Wall time of each stage.
     read_report : str
         What the reader read and skipped, in one line.
+    cpu_seconds : dict of str to float
+        CPU time of each stage (this process, all its threads; on a shared machine a
+        steadier measure than wall time).
     """
 
     settings: Settings
@@ -86,6 +90,7 @@ class DedupResult:
     verify: str
     seconds: dict[str, float] = field(default_factory=dict)
     read_report: str = ""
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -138,6 +143,7 @@ class DedupResult:
             "settings": _query_string(self.settings),
             "verify": self.verify,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()},
             "peak_memory_bytes": peak_memory_bytes(),
             "read": self.read_report,
         }
@@ -156,20 +162,22 @@ def peak_memory_bytes() -> int:
 
 
 class _Clock:
-    """Wall time per stage, and a progress line on stderr (quiet when not shown)."""
+    """Wall and CPU time per stage, and a progress line on stderr (quiet when not shown)."""
 
     def __init__(self, show: bool):
         self.show = show
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     @contextmanager
     def stage(self, name: str, what: str | None = None):
         """Time a stage (its time adds up over several calls); say ``what`` first."""
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         if self.show and what:
             print(f"nearsim: {what}…", file=sys.stderr, flush=True)
         yield
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+        self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - cpu
 
     def bar(self, what: str, unit: str):
         return tqdm(desc=f"nearsim: {what}", unit=unit, disable=not self.show, file=sys.stderr)
@@ -237,9 +245,9 @@ def dedup(
     with clock.bar("documents read and signed", "docs") as bar:
         while batch is not None:
             with clock.stage("signatures"):
-                run = Runner(batch["text"].tolist(), settings, digest="batch")
-                valid_parts.append(run.get(ROW_STAGES[1]))
-                sig_parts.append(run.get(ROW_STAGES[2]))
+                valid_part, sig_part = sign_batch(batch["text"].tolist(), settings)
+                valid_parts.append(valid_part)
+                sig_parts.append(sig_part)
             ids.extend(batch["id"].tolist())
             bar.update(len(batch))
             with clock.stage("read"):
@@ -278,7 +286,38 @@ def dedup(
         verify,
         clock.seconds,
         reader.report.summary(),
+        clock.cpu,
     )
+
+
+def sign_batch(texts: list[str], settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """The row stages of one batch of documents: the validity mask and the signatures.
+
+    Equal to the pipeline's ``valid`` and ``signatures`` stages (:data:`ROW_STAGES`) on
+    the same texts. When ``min_shingles`` is at most 1, a document is valid when it has
+    any shingle, which its signature tells by itself (every value of a document with a
+    shingle is below p = 2³¹ − 1; one without gets 2³² − 1 everywhere), so the
+    signatures come straight from the texts (:meth:`MinHasher.text_signatures`, bit for
+    bit the same) without the ``shingles`` stage's lists of distinct shingles, which
+    cost about as much as the signatures themselves. A larger ``min_shingles`` needs
+    the distinct counts: the pipeline's stages.
+
+    Parameters
+    ----------
+    texts : list of str, length n
+    settings : Settings
+
+    Returns
+    -------
+    valid : ndarray of bool, shape (n,)
+    signatures : ndarray of uint32, shape (n, num_perm)
+    """
+    if settings.min_shingles <= 1:
+        hasher = MinHasher(settings.num_perm, settings.hash_seed)
+        sig = hasher.text_signatures(texts, **settings.shingle_options())
+        return sig[:, 0] != EMPTY, sig
+    run = Runner(texts, settings, digest="batch")
+    return run.get(ROW_STAGES[1]), run.get(ROW_STAGES[2])
 
 
 def _concat(parts: list[np.ndarray], empty_shape: tuple, dtype) -> np.ndarray:
@@ -371,6 +410,8 @@ def write_outputs(
             written.append(path)
     summary = result.summary()
     summary["seconds"]["write"] = round(clock.seconds["write"], 3)
+    if summary["cpu_seconds"]:
+        summary["cpu_seconds"]["write"] = round(clock.cpu["write"], 3)
     summary["format"] = fmt
     tmp = out / f".summary.json.tmp-{os.getpid()}"
     tmp.write_text(json.dumps(summary, indent=2) + "\n")

@@ -238,6 +238,23 @@ def example_corpus(n: int = 2000, seed: int = 0) -> pd.DataFrame:
     """
     n = check_int(n, "n", low=EXAMPLE_MIN_DOCS, high=EXAMPLE_MAX_DOCS)
     seed = check_int(seed, "seed", low=0)
+    return _generate(n, seed)
+
+
+_CHUNK = 50_000
+"""Originals are drawn this many at a time; at least EXAMPLE_MAX_DOCS, so that every
+corpus of :func:`example_corpus` is drawn in one piece (its output never depends on it)."""
+
+
+def _generate(n: int, seed: int, chunk: int = _CHUNK) -> pd.DataFrame:
+    """:func:`example_corpus` without the explorer's size limit, for benchmarks.
+
+    The same corpus as ``example_corpus(n, seed)`` for ``n <= chunk``; above it the
+    originals' sentence slots are drawn ``chunk`` documents at a time (memory bounded by
+    the chunk, not by ``n``; a million documents take about 300 MB, mostly the texts),
+    and copies still pick their parent among all earlier rows. ``n`` and ``seed`` are not
+    validated here (``n >= 1``, ``seed >= 0``).
+    """
     w = _words()
     rng = np.random.default_rng(seed)
 
@@ -252,16 +269,9 @@ def example_corpus(n: int = 2000, seed: int = 0) -> pd.DataFrame:
     per_word = np.where(exact, 0.0, np.interp(target, _EDIT_J, _EDIT_X))
 
     # Originals: a lead sentence, a follow-up and, for short ones, a third sentence.
-    slots = _draw_slots(rng, n)
-    lead = np.where(is_copy, -1, rng.integers(0, len(w["leads"]), size=n))
-    follow = np.where(is_copy, -1, rng.integers(0, len(w["follows"]), size=n))
-    third = rng.integers(0, len(w["follows"]), size=n)
-    third = np.where(third == follow, (third + 1) % len(w["follows"]), third)
-    first_two = _fill(w["leads"], lead, slots) + " " + _fill(w["follows"], follow, slots)
-    length = np.fromiter(map(len, first_two), dtype=np.int64, count=n)
-    wants_third = (length < 120) | ((rng.random(n) < 0.5) & (length < 190))
-    third = np.where(is_copy | ~wants_third, -1, third)
-    text = [t.rstrip() for t in (first_two + " " + _fill(w["follows"], third, slots)).tolist()]
+    text: list[str] = []
+    for lo in range(0, n, chunk):
+        text.extend(_originals(rng, w, is_copy[lo : lo + chunk]))
 
     # Copies, in row order so that a copy of a copy sees its parent's final text.
     u = _uniforms(rng)
@@ -272,3 +282,18 @@ def example_corpus(n: int = 2000, seed: int = 0) -> pd.DataFrame:
         n_ops = round(per_word_list[i] * len(words))
         text[i] = " ".join(_edit(words, n_ops, u)) if n_ops else text[parent_list[i]]
     return pd.DataFrame({"text": text, "parent": parent})
+
+
+def _originals(rng: np.random.Generator, w: dict, is_copy: np.ndarray) -> list[str]:
+    """The texts of one chunk of rows: originals filled in, ``""`` for copies (for now)."""
+    n = is_copy.shape[0]
+    slots = _draw_slots(rng, n)
+    lead = np.where(is_copy, -1, rng.integers(0, len(w["leads"]), size=n))
+    follow = np.where(is_copy, -1, rng.integers(0, len(w["follows"]), size=n))
+    third = rng.integers(0, len(w["follows"]), size=n)
+    third = np.where(third == follow, (third + 1) % len(w["follows"]), third)
+    first_two = _fill(w["leads"], lead, slots) + " " + _fill(w["follows"], follow, slots)
+    length = np.fromiter(map(len, first_two), dtype=np.int64, count=n)
+    wants_third = (length < 120) | ((rng.random(n) < 0.5) & (length < 190))
+    third = np.where(is_copy | ~wants_third, -1, third)
+    return [t.rstrip() for t in (first_two + " " + _fill(w["follows"], third, slots)).tolist()]

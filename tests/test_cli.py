@@ -113,7 +113,72 @@ def test_dedup_equals_the_library_row_for_row(corpus, tmp_path, verify):
     assert summary["removed"] == int((~got["keep"]).sum())
     assert summary["clusters"] == int((np.bincount(labels) >= 2).sum())
     assert set(summary["seconds"]) >= {"read", "signatures", "bands", "verify", "clusters"}
+    assert set(summary["cpu_seconds"]) == set(summary["seconds"])  # CPU time of each stage
+    assert all(v >= 0 for v in summary["cpu_seconds"].values())
     assert summary["peak_memory_bytes"] > 10**6
+
+
+ODD_TEXTS = [
+    "",
+    "   ",
+    "abc",
+    "Abc",
+    "a b",
+    "!!!",
+    "Café au lait, s'il vous plaît — naïve façade.",
+    "Café au lait, s'il vous plaît — naïve façade!",
+    "日本語のテキストです。日本語のテキスト",
+    "The council approved the new budget on Monday.",
+    "the  council approved the new budget on monday",
+    "one two",
+    "one two three four five six",
+    "x" * 300,
+]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"min_shingles": 1},
+        {"min_shingles": 4},
+        {"shingle_kind": "word", "shingle_k": 2},
+        {"shingle_kind": "word", "shingle_k": 3, "min_shingles": 2},
+        {"shingle_k": 3, "lowercase": False, "remove_punctuation": True, "num_perm": 64},
+        {"collapse_whitespace": False, "hash_seed": 7},
+    ],
+)
+def test_sign_batch_equals_the_pipeline_stages(options):
+    """dedup's batch step (straight from the texts when min_shingles <= 1) gives the
+    pipeline's valid and signatures stages exactly, empty and short documents included."""
+    from nearsim.dedup import sign_batch
+
+    texts = ODD_TEXTS + ns.example_corpus(300, seed=1)["text"].tolist()
+    settings = ns.Settings(**options)
+    valid, sig = sign_batch(texts, settings)
+    run = ns.pipeline.Runner(texts, settings)
+    np.testing.assert_array_equal(valid, run.get("valid"))
+    np.testing.assert_array_equal(sig, run.get("signatures"))
+    assert sig.dtype == np.uint32 and valid.dtype == bool
+    assert not valid.all()  # the empty documents are there, and left out
+
+
+def test_dedup_with_min_shingles_equals_the_library(corpus, tmp_path):
+    """A min_shingles above 1 leaves some documents without a signature (the pipeline's
+    own stages run then): still the library's answer."""
+    path, texts, _ids = corpus
+    settings = ns.Settings(min_shingles=170, threshold=0.7)
+    args = ["dedup", str(path), "--out", str(tmp_path), "--quiet"]
+    assert main([*args, "--min-shingles", "170", "--threshold", "0.7"]) == 0
+    pairs, est, labels = library_answer(texts, settings)
+    got = pd.read_parquet(tmp_path / "pairs.parquet")
+    assert got[["a", "b"]].to_numpy().tolist() == pairs.tolist()
+    np.testing.assert_allclose(got["estimate"].to_numpy(), est)
+    clusters = pd.read_parquet(tmp_path / "clusters.parquet")
+    assert clusters["cluster"].tolist() == smallest_row(labels).tolist()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    without = int((~ns.pipeline.Runner(texts, settings).get("valid")).sum())
+    assert summary["without_signature"] == without > 0
 
 
 def test_output_tables_have_the_documented_columns_and_types(corpus, tmp_path):

@@ -138,3 +138,28 @@ def test_example_words_are_package_data():
     assert {"first", "cities", "leads", "follows"} <= set(words)
     assert all(isinstance(w, str) for values in words.values() for w in values)
     assert ns.example_corpus is example_corpus
+
+
+def test_uncapped_generator_is_example_corpus_below_its_chunk():
+    from nearsim.example import _generate
+
+    pd.testing.assert_frame_equal(_generate(1234, 7), example_corpus(1234, seed=7))
+
+
+def test_uncapped_generator_in_chunks_keeps_the_corpus_shape():
+    """Several chunks of originals (the benchmark's million documents, in miniature): the
+    copies still pick parents among all earlier rows, across chunk boundaries, and every
+    row has a text."""
+    from nearsim.example import _generate
+
+    df = _generate(3000, 5, chunk=700)
+    parent = df["parent"].to_numpy()
+    rows = np.arange(len(df))
+    assert len(df) == 3000 and parent[0] == -1
+    assert np.all((parent == -1) | ((parent >= 0) & (parent < rows)))
+    assert 0.28 <= float(np.mean(parent >= 0)) <= 0.42
+    assert np.any((parent >= 0) & (parent // 700 < rows // 700))  # across a boundary
+    assert df["text"].str.len().min() >= 60
+    originals = df.loc[parent < 0, "text"]
+    assert originals.nunique() == len(originals)
+    assert not df["text"].equals(_generate(3000, 5)["text"])  # the chunk changes draws
