@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ._arrays import unique_int
 from ._corpus_formats import READERS, Sink, file_format, open_parquet, parquet_problem
@@ -247,7 +248,8 @@ class Part:
     error : str or None
         The message of the bad record or file that stops the run (then nothing else).
     seconds : dict of str to float
-        Time spent reading and signing.
+        CPU seconds of the worker process (its one task thread and numba's threads)
+        spent reading and signing.
     """
 
     valid: np.ndarray
@@ -287,7 +289,7 @@ def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Readi
     valid, sigs = [], []
     records, any_given = 0, False
     clock = {"read": 0.0, "signatures": 0.0}
-    started = time.perf_counter()
+    started = time.process_time()
     try:
         for offset, chunk in _chunks(pieces, reading, sink):
             positions.append(np.asarray(chunk.positions, dtype=np.int64) + offset)
@@ -296,26 +298,26 @@ def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Readi
             given.extend(chunk.ids if chunk.ids is not None else [None] * len(chunk.texts))
             records = offset + chunk.end
             if len(texts) >= reading.batch_size:
-                clock["read"] += time.perf_counter() - started
-                started = time.perf_counter()
+                clock["read"] += time.process_time() - started
+                started = time.process_time()
                 v, s = _sign(texts, settings)
                 valid.append(v)
                 sigs.append(s)
                 report.records += len(texts)
                 texts = []
-                clock["signatures"] += time.perf_counter() - started
-                started = time.perf_counter()
+                clock["signatures"] += time.process_time() - started
+                started = time.process_time()
     except ValueError as exc:
         empty = np.zeros((0, settings.num_perm), np.uint32)
         return Part(np.zeros(0, bool), empty, None, np.zeros(0, np.int64), 0, report, str(exc))
-    clock["read"] += time.perf_counter() - started
-    started = time.perf_counter()
+    clock["read"] += time.process_time() - started
+    started = time.process_time()
     if texts or not sigs:
         v, s = _sign(texts, settings)
         valid.append(v)
         sigs.append(s)
         report.records += len(texts)
-    clock["signatures"] += time.perf_counter() - started
+    clock["signatures"] += time.process_time() - started
     return Part(
         np.concatenate(valid),
         np.concatenate(sigs),
@@ -339,12 +341,20 @@ def part_meta(part: Part) -> dict:
     }
 
 
-def part_ids(part: Part, first_record: int) -> list[str]:
-    """The partition's ids: the reader's, else the record's position in the whole input."""
-    numbers = (part.positions + first_record).astype(str).tolist()
-    if part.given_ids is None:
-        return numbers
-    return [g if g is not None else s for g, s in zip(part.given_ids, numbers, strict=True)]
+def part_ids(part: Part, first_record: int) -> np.ndarray:
+    """The partition's ids: the reader's, else the record's position in the whole input.
+
+    Returns
+    -------
+    ndarray of object (str), shape (m,)
+        An array, not a list: Dask serialises a list element by element (a minute for
+        200,000 strings), an array in one piece.
+    """
+    numbers = (part.positions + first_record).astype(str).astype(object)
+    if part.given_ids is not None:
+        given = np.asarray(part.given_ids, dtype=object)
+        numbers = np.where(np.equal(given, None), numbers, given)
+    return numbers
 
 
 def part_valid(part: Part) -> np.ndarray:
@@ -429,13 +439,42 @@ def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int) -> pd.DataFrame:
 
 
 # -- the join: each candidate meets both documents' signatures ----------------------------
-def sig_columns(k: int) -> list[str]:
-    return [f"s{c}" for c in range(k)]
+_BINARY = pd.ArrowDtype(pa.large_binary())
 
 
-def attach_meta(k: int, exact: bool) -> pd.DataFrame:
+def rows_as_bytes(rows: np.ndarray) -> pd.Series:
+    """Each row of a uint32 array as one binary value, without a copy per row.
+
+    A shuffle moves one binary column several times faster than ``num_perm`` integer
+    columns (Arrow converts and splits a frame column by column).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.uint32)
+    m, width = rows.shape[0], 4 * rows.shape[1]
+    offsets = np.arange(0, (m + 1) * width, width, dtype=np.int64)
+    array = pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), m, [None, pa.py_buffer(offsets), pa.py_buffer(rows)]
+    )
+    return pd.Series(pd.arrays.ArrowExtensionArray(array))
+
+
+def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
+    """The inverse of :func:`rows_as_bytes`: shape (m, k), uint32."""
+    array = pa.array(values.array)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    m = len(array)
+    if m == 0:
+        return np.zeros((0, k), dtype=np.uint32)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + m + 1]
+    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    if data.shape[0] != 4 * k * m or not (np.diff(offsets) == 4 * k).all():
+        raise ValueError(f"signature bytes of the wrong length; accepted: {4 * k} bytes a row")
+    return data.view(np.uint32).reshape(m, k)
+
+
+def attach_meta(exact: bool) -> pd.DataFrame:
     cols = {"b": np.zeros(0, np.int64), "code": np.zeros(0, np.int64)}
-    cols |= {c: np.zeros(0, np.uint32) for c in sig_columns(k)}
+    cols["sig_a"] = pd.Series([], dtype=_BINARY)
     if exact:
         cols["text_a"] = pd.Series([], dtype=str)
     return pd.DataFrame(cols)
@@ -453,9 +492,8 @@ def attach_first(
     codes = unique_int(df.index.to_numpy(dtype=np.int64))
     a = codes // n
     local = a - start
-    out = pd.DataFrame(part.signatures[local], columns=sig_columns(part.signatures.shape[1]))
-    out.insert(0, "code", codes)
-    out.insert(0, "b", codes % n)
+    out = pd.DataFrame({"b": codes % n, "code": codes})
+    out["sig_a"] = rows_as_bytes(part.signatures[local])
     if exact is not None:
         pieces, reading = exact
         wanted, inverse = np.unique(local, return_inverse=True)
@@ -505,7 +543,7 @@ def verify_second(
     k = part.signatures.shape[1]
     b = df.index.to_numpy(dtype=np.int64)
     a = df["code"].to_numpy(dtype=np.int64) // n
-    sig_a = df[sig_columns(k)].to_numpy(dtype=np.uint32)
+    sig_a = bytes_as_rows(df["sig_a"], k)
     sig_b = part.signatures[b - start]
     same = _any_band_equal(sig_a, sig_b, settings.bands, settings.rows)
     a, b, sig_a, sig_b = a[same], b[same], sig_a[same], sig_b[same]

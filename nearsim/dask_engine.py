@@ -62,11 +62,13 @@ CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a scheduler (and for its first worker)."""
 CLIENT_GRAPH_BYTES = 2 << 30
 """Memory the client may spend on connected components (2 GiB); above it, the workers."""
-EDGE_BYTES = 64
-NODE_BYTES = 48
-"""Client memory of :func:`nearsim.clusters` per accepted pair and per document, above
-the pairs and labels themselves (measured by ``benchmarks/bench_dask.py``: about 50 and
-40 bytes; rounded up)."""
+EDGE_BYTES = 40
+NODE_BYTES = 80
+"""Client memory :func:`nearsim.clusters` takes per accepted pair and per document, beyond
+the pairs and labels it is given and returns: its peak (tracemalloc) fits
+``≈ 17 · pairs + 70 · documents`` bytes on random graphs (``benchmarks/bench_dask.py``
+measures it); these round it up. With the default budget the client clusters up to about
+25 million documents; larger corpora are clustered in the workers."""
 MAX_DOCUMENTS = 3_037_000_499
 """Pair codes ``i · n + j`` fit in int64 up to this many documents."""
 
@@ -129,9 +131,10 @@ def dedup_dask(
     Returns
     -------
     DedupResult
-        ``seconds`` holds the wall time of each stage (plan, signatures, bands, verify,
-        clusters, gather) and the worker time spent reading and signing
-        (``worker_read``, ``worker_signatures``, summed over tasks).
+        ``seconds`` holds the wall time of each stage (connect, plan, signatures — read
+        and signed in one stage —, bands, verify, clusters, gather) and the CPU time the
+        workers spent reading and signing (``read_cpu``, ``signatures_cpu``, summed over
+        tasks).
 
     Raises
     ------
@@ -288,7 +291,8 @@ class _Run:
                 client.submit(dp.part_ids, f, first, pure=False)
                 for f, first in zip(self.parts, self.first_record, strict=True)
             ]
-            ids = [i for chunk in client.gather(ids_f) for i in chunk]
+            ids_parts = client.gather(ids_f)
+            ids = np.concatenate(ids_parts).tolist() if ids_parts else []
             valid = client.gather(client.map(dp.part_valid, self.parts, pure=False))
             valid = np.concatenate(valid) if valid else np.zeros(0, bool)
         del self.parts
@@ -332,7 +336,7 @@ class _Run:
             if m["error"] is not None:
                 raise ValueError(m["error"])
         for key in ("read", "signatures"):
-            self.clock.seconds[f"worker_{key}"] = sum(m["seconds"][key] for m in metas)
+            self.clock.seconds[f"{key}_cpu"] = sum(m["seconds"][key] for m in metas)
         self.report = merge_reports([m["report"] for m in metas], len(files))
         sizes = np.array([m["n"] for m in metas], dtype=np.int64)
         records = np.array([m["records"] for m in metas], dtype=np.int64)
@@ -378,7 +382,7 @@ class _Run:
                 dask.delayed(dp.attach_first)(d, f, s, n, t)
                 for d, f, s, t in zip(by_first.to_delayed(), parts, self.starts, texts, strict=True)
             ]
-            meta = dp.attach_meta(settings.num_perm, exact)
+            meta = dp.attach_meta(exact)
             second = dd.from_delayed(attached, meta=meta, verify_meta=False)
             by_second = second.set_index("b", divisions=[*self.starts, n])
             checked = [
@@ -442,6 +446,7 @@ class _Run:
             counts = [client.submit(operator.getitem, f, 1, pure=False) for f in lowered]
             changed = sum(client.gather(counts))
             rounds += 1
-        self.label_rounds = rounds
+        if self.clock.show:
+            print(f"nearsim: {rounds} rounds of label propagation", file=sys.stderr, flush=True)
         smallest = np.concatenate(client.gather(labels))
         return np.unique(smallest, return_inverse=True)[1].astype(np.int64).reshape(-1)

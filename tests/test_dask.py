@@ -9,8 +9,6 @@ import logging
 import os
 import re
 import signal
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +16,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from dask.utils import key_split
 from distributed import Client, LocalCluster
+from distributed.diagnostics.plugin import SchedulerPlugin
 
 import nearsim as ns
 import nearsim.dask_engine as de
@@ -30,7 +30,7 @@ SETTINGS = ns.Settings(threshold=0.7)
 
 
 @pytest.fixture(scope="module")
-def scheduler():
+def cluster():
     """One LocalCluster of two single-threaded worker processes for the module."""
     cluster = LocalCluster(
         n_workers=2,
@@ -39,8 +39,13 @@ def scheduler():
         dashboard_address=":0",
         silence_logs=logging.ERROR,
     )
-    yield cluster.scheduler_address
+    yield cluster
     cluster.close()
+
+
+@pytest.fixture(scope="module")
+def scheduler(cluster):
+    return cluster.scheduler_address
 
 
 @pytest.fixture(scope="module")
@@ -163,11 +168,11 @@ def messy(tmp_path, texts):
 
 
 def test_skipped_bad_records_number_rows_and_ids_as_the_local_engine(messy, scheduler):
-    local, got = both(messy, scheduler, on_error="skip", blocksize=60_000)
+    local, got = both(messy, scheduler, on_error="skip", blocksize=120_000)
     assert "skipped 18 bad records (7 in" in local.read_report
     assert local.ids[9:12] == ["9", "10", "12"]  # record 11 is bad
     assert got.n == len(local.ids) == 1991 and got.ids[-1] == "2006"
-    both(messy, scheduler, on_error="skip", id_field="doc", blocksize=60_000)
+    both(messy, scheduler, on_error="skip", id_field="doc", blocksize=120_000)
 
 
 def test_the_first_bad_record_stops_the_run_with_the_local_message(tmp_path, scheduler, texts):
@@ -187,51 +192,53 @@ def test_clusters_by_label_propagation_equal_the_client_s(tmp_path, scheduler, t
     """With no client memory for the graph, the components come from min-label propagation
     in the workers; the labels are the same."""
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
-    local, _ = both(path, scheduler, verify="none", blocksize=50_000, client_graph_bytes=0)
+    local, _ = both(path, scheduler, verify="none", blocksize=150_000, client_graph_bytes=0)
     assert (np.bincount(local.labels) >= 3).any()  # chains of copies, not only pairs
 
 
 # -- faults --------------------------------------------------------------------------------
-def test_a_worker_killed_mid_run_changes_nothing(tmp_path, scheduler, texts):
-    """A worker process is killed (SIGKILL) while the partitions are being read and signed,
-    after it finished some: Dask recomputes what it held and the output is unchanged."""
-    many = [t + f" (copy {k})" if k else t for k in range(4) for t in texts]  # 8,000 docs
-    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in many))
-    local = dedup(path, SETTINGS)
-    watcher = Client(scheduler)
-    killed: list[str] = []
+class KillAfter(SchedulerPlugin):
+    """Kills a worker process (SIGKILL) the moment it finishes its ``count``-th task of a
+    kind: mid-run, with results of that stage in its memory and more of its tasks queued."""
 
-    def kill_when_busy() -> None:
-        pids = watcher.run(os.getpid)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
-            tasks = watcher.run_on_scheduler(_read_states)
-            for worker, (done, running) in tasks.items():
-                if done >= 2 and running:
-                    os.kill(pids[worker], signal.SIGKILL)
-                    killed.append(worker)
-                    return
-            time.sleep(0.01)
+    def __init__(self, scheduler, pids: dict, prefix: str, count: int):
+        self.scheduler, self.pids, self.prefix, self.count = scheduler, pids, prefix, count
+        self.done: dict[str, int] = {}
+        self.killed: list[str] = []
 
-    thread = threading.Thread(target=kill_when_busy)
-    thread.start()
+    def transition(self, key, start, finish, *args, **kwargs):
+        if self.killed or finish != "memory" or key_split(key) != self.prefix:
+            return
+        (worker,) = (ws.address for ws in self.scheduler.tasks[key].who_has)
+        self.done[worker] = self.done.get(worker, 0) + 1
+        if self.done[worker] == self.count and worker in self.pids:
+            os.kill(self.pids[worker], signal.SIGKILL)
+            self.killed.append(worker)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "count"),
+    [("read_partition", 3), ("verify_second", 2)],
+    ids=["while-reading", "while-verifying"],
+)
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefix, count):
+    """A worker is killed while the partitions are being read and signed (its signatures
+    are lost), or while the candidates are verified (the shuffled candidates it held are
+    lost too): Dask recomputes what it held and the output is unchanged."""
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    local = dedup(path, SETTINGS, verify="exact")
+    with Client(cluster.scheduler_address) as client:
+        pids = client.run(os.getpid)
+    plugin = KillAfter(cluster.scheduler, pids, prefix, count)
+    cluster.scheduler.add_plugin(plugin, name="kill-after")
     try:
-        got = dedup_dask(path, SETTINGS, scheduler=scheduler, blocksize=60_000)
+        got = dedup_dask(
+            path, SETTINGS, scheduler=cluster.scheduler_address, verify="exact", blocksize=40_000
+        )
     finally:
-        thread.join()
-        watcher.close()
-    assert killed, "no worker was killed while it was reading"
+        cluster.scheduler.remove_plugin("kill-after")
+    assert plugin.killed, f"no worker finished {count} {prefix} tasks"
     assert_same(local, got)
-
-
-def _read_states(dask_scheduler=None) -> dict:
-    """Per worker: read_partition tasks held in memory, and whether one is running."""
-    out = {}
-    for ws in dask_scheduler.workers.values():
-        done = sum(1 for ts in ws.has_what if ts.prefix.name == "read_partition")
-        running = any(ts.prefix.name == "read_partition" for ts in ws.processing)
-        out[ws.address] = (done, running)
-    return out
 
 
 # -- the command line ----------------------------------------------------------------------
