@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, settings_ui, state
+from explorer import charts, launch, settings_ui, state
 from nearsim.documents import DOCUMENT_EXTENSIONS
 
 st.title("Documents")
@@ -14,10 +14,11 @@ st.markdown(
     "Near-duplicate detection compares documents as **sets of shingles**. Pick a source "
     "in the sidebar: **Example** generates short news-like texts in which about a third "
     "are edited copies of earlier ones, **Paste** takes one document per line (or "
-    "blank-line separated paragraphs), **CSV** takes one column of a file, and **Files** "
+    "blank-line separated paragraphs), **CSV** takes one column of a file, **Files** "
     "makes each .txt, .md or .html file one document (HTML: visible text only — "
-    "navigation, header, footer, sidebars and scripts are dropped). Everything stays on "
-    "this computer."
+    "navigation, header, footer, sidebars and scripts are dropped), and **JSONL / "
+    "Parquet** takes a field of your corpus — a random 20,000 documents of a bigger file. "
+    "Everything stays on this computer."
 )
 
 ss = st.session_state
@@ -28,6 +29,14 @@ def _store_csv() -> None:
     up = ss.get("upload_csv")
     ss[state.CSV_STATE] = (up.name, up.getvalue()) if up is not None else None
     ss.pop(state.CSV_COLUMN, None)
+
+
+def _store_corpus() -> None:
+    up = ss.get("upload_corpus")
+    ss[state.CORPUS_STATE] = (
+        (up.name, launch.save_upload(up.name, up.getvalue())) if up is not None else None
+    )
+    ss.pop(state.CORPUS_FIELD, None)
 
 
 def _store_files() -> None:
@@ -51,15 +60,27 @@ elif settings.source == "csv":
     if upload:
         name, data = upload
         try:
-            columns, guess = state.csv_choices(data)
+            info, guess = state.csv_choices(data, ss.get(state.CSV_HEADER))
         except ValueError as exc:
             st.error(f"{name}: {exc}")
-            columns = []
-        if columns:
+            info = None
+        if info is not None:
             st.caption(
-                f"Using **{name}** ({len(data):,} bytes), kept in this browser. "
-                "Upload another file to replace it."
+                f"Using **{name}** ({len(data):,} bytes, {info.rows:,} rows), kept in this "
+                "browser. Upload another file to replace it."
             )
+            if not info.has_header:
+                st.info(info.why, icon=":material/table_rows:")
+            header = st.toggle(
+                "The first row names the columns",
+                value=info.has_header,
+                help="Detected from the file; turn it off if the first row is data.",
+            )
+            if header != info.has_header:
+                ss[state.CSV_HEADER] = header
+                ss.pop(state.CSV_COLUMN, None)
+                st.rerun()
+            columns = list(info.columns)
             if ss.get(state.CSV_COLUMN) not in columns:
                 ss[state.CSV_COLUMN] = guess  # the column that looks most like text
             st.selectbox(
@@ -69,6 +90,34 @@ elif settings.source == "csv":
                 help="Each non-empty cell of this column is one document. The column "
                 "that looks most like text is chosen first.",
                 persist_state="session",  # kept on pages that do not draw it
+            )
+elif settings.source == "corpus":
+    st.file_uploader(
+        "JSON lines or Parquet file",
+        type=["jsonl", "ndjson", "json", "gz", "zst", "parquet"],
+        key="upload_corpus",
+        on_change=_store_corpus,
+        help="One JSON object per line (also .jsonl.gz or .jsonl.zst), or a Parquet file. "
+        "It is read on this computer; a file of more than 20,000 documents is sampled.",
+    )
+    paths, name = state.corpus_paths()
+    if paths:
+        try:
+            fields, guess = state.corpus_info(tuple(paths), state.file_stamp(paths))
+        except (ValueError, OSError) as exc:
+            st.error(f"{name}: {exc}")
+            fields = ()
+        if fields:
+            if ss.get(state.CORPUS_FIELD) not in fields:
+                given = launch.corpus_arguments().text_field
+                ss[state.CORPUS_FIELD] = given if given in fields else guess
+            st.selectbox(
+                "Text field",
+                list(fields),
+                key=state.CORPUS_FIELD,
+                help="The field holding each document's text; the one that looks most like "
+                "text is chosen first.",
+                persist_state="session",
             )
 elif settings.source == "files":
     st.file_uploader(

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from explorer import launch
 from nearsim.settings import FIELD_SPECS, Settings, fit_banding, tuned_bands_rows
 
 STEPS = {"threshold": 0.01, "fp_weight": 0.05, "n_docs": 100, "num_perm": 8}
@@ -82,6 +83,15 @@ def write_address(settings: Settings) -> None:
     wanted = settings.to_query()
     if _query_dict(st.query_params) != {k: [v] for k, v in wanted.items()}:
         st.query_params.from_dict(wanted)
+
+
+def apply_settings(**changes) -> None:
+    """Set some settings from a page (a button's ``on_click``: it runs before the sidebar
+    is drawn, so the widgets show the new values); validated as Settings."""
+    new = current_settings().replace(**changes)
+    for name in FIELD_SPECS:
+        st.session_state[name] = getattr(new, name)
+    st.session_state[PROBLEMS] = []
 
 
 def _note(name: str, text: str) -> None:
@@ -158,6 +168,8 @@ def sidebar() -> tuple[Settings, dict]:
     if not ss.get(SEEDED):
         seed()
         ss[SEEDED] = True
+        if launch.corpus_arguments().paths and "source" not in st.query_params:
+            ss["source"] = "corpus"  # `nearsim app corpus.jsonl` opens on that corpus
     settings = current_settings()
     ss["_good"] = settings.to_dict()
     side = st.sidebar

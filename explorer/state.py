@@ -16,8 +16,9 @@ import streamlit as st
 
 from nearsim import example_corpus, pipeline
 from nearsim.documents import (
-    csv_columns,
+    CsvInfo,
     guess_text_column,
+    inspect_csv,
     parse_paste,
     read_csv_column_rows,
     read_document_file,
@@ -30,7 +31,12 @@ MAX_DOCUMENTS = 20_000
 PASTE_KEY = "paste_text"
 CSV_STATE = "_csv_upload"  # (name, bytes), kept by the Documents page's uploader
 CSV_COLUMN = "csv_column"  # the column picker (persisted across pages)
+CSV_HEADER = "_csv_header"  # None: detected; True/False: the user said
 FILES_STATE = "_file_uploads"  # list of (name, bytes)
+CORPUS_STATE = "_corpus_upload"  # (name, path of the saved upload)
+CORPUS_FIELD = "corpus_text_field"  # the field picker (persisted across pages)
+SAMPLE_SIZE = MAX_DOCUMENTS
+CORPUS_SEED = 0
 
 # Entries kept per stage: the big ones (shingles, signatures, tokens: tens of MB at 20,000
 # documents) few, the small ones (pairs, scores) more, so that going back and forth
@@ -136,10 +142,10 @@ def _paste_documents(settings: Settings) -> Documents:
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the CSV file…")
-def csv_choices(data: bytes) -> tuple[list[str], str]:
-    """A CSV file's columns and the one that looks most like text (``ValueError`` if the
-    file cannot be read)."""
-    return csv_columns(data), guess_text_column(data)
+def csv_choices(data: bytes, header: bool | None) -> tuple[CsvInfo, str]:
+    """A CSV file's columns, header verdict and the column that looks most like text
+    (``ValueError`` if the file cannot be read)."""
+    return inspect_csv(data, header=header), guess_text_column(data, header=header)
 
 
 def _csv_documents(settings: Settings) -> Documents:
@@ -151,7 +157,7 @@ def _csv_documents(settings: Settings) -> Documents:
         )
     name, data = upload
     try:
-        rows = read_csv_column_rows(data, column)
+        rows = read_csv_column_rows(data, column, header=st.session_state.get(CSV_HEADER))
     except ValueError as exc:
         raise DocumentsUnavailable(f"{name}: {exc}") from None
     return _make(
@@ -182,11 +188,106 @@ def _file_documents(settings: Settings) -> Documents:
     return _make(texts, labels, None, "files", summary, problems=problems)
 
 
+def corpus_paths() -> tuple[list[str], str]:
+    """The corpus to sample: an uploaded file, or the paths ``nearsim app`` was given.
+
+    Returns
+    -------
+    (list of str, str)
+        The paths (empty when there is none yet) and how to name them.
+    """
+    from . import launch
+
+    upload = st.session_state.get(CORPUS_STATE)
+    if upload:
+        return [upload[1]], upload[0]
+    given = launch.corpus_arguments()
+    if given.paths:
+        return list(given.paths), ", ".join(given.paths)
+    return [], ""
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the corpus's fields…")
+def corpus_info(paths: tuple[str, ...], stamp: tuple) -> tuple[tuple[str, ...], str]:
+    """Fields of a corpus and the one that looks like its text (cached per file version)."""
+    from nearsim import inspect_corpus
+
+    info = inspect_corpus(list(paths))
+    return info.fields, info.text_field
+
+
+@st.cache_data(max_entries=4, show_spinner="Drawing a random sample of the corpus…")
+def _corpus_sample(paths: tuple[str, ...], stamp: tuple, text_field: str, id_field):
+    from nearsim import sample_corpus
+
+    df, total = sample_corpus(
+        list(paths),
+        SAMPLE_SIZE,
+        seed=CORPUS_SEED,
+        text_field=text_field,
+        id_field=id_field,
+        on_error="skip",
+    )
+    skipped = int(df.attrs.get("skipped", 0))
+    problems = tuple(df.attrs.get("problems", ())[:3])
+    texts = df["text"].tolist()
+    return texts, df["id"].tolist(), total, skipped, problems, pipeline.digest(texts)
+
+
+def file_stamp(paths: list[str]) -> tuple:
+    """What identifies the files' current contents for a cache: paths, sizes, times."""
+    import os
+
+    out = []
+    for p in paths:
+        st_ = os.stat(p)
+        out.append((p, st_.st_size, st_.st_mtime_ns))
+    return tuple(out)
+
+
+def _corpus_documents(settings: Settings) -> Documents:
+    from . import launch
+
+    paths, name = corpus_paths()
+    if not paths:
+        raise DocumentsUnavailable(
+            "Upload a JSON lines (.jsonl, .jsonl.gz, .jsonl.zst) or Parquet file on the "
+            "Documents page and choose its text field, or start the explorer with "
+            "`nearsim app corpus.jsonl --text-field body`."
+        )
+    try:
+        stamp = file_stamp(paths)
+        fields, guess = corpus_info(tuple(paths), stamp)
+        field = st.session_state.get(CORPUS_FIELD) or launch.corpus_arguments().text_field
+        if field not in fields:
+            field = guess
+        id_field = launch.corpus_arguments().id_field
+        if id_field not in fields:
+            id_field = None
+        texts, ids, total, skipped, problems, digest = _corpus_sample(
+            tuple(paths), stamp, field, id_field
+        )
+    except (ValueError, OSError) as exc:
+        raise DocumentsUnavailable(f"{name}: {exc}") from None
+    sampled = total > len(texts)
+    summary = (
+        f"{name}, field {field!r}: "
+        + (
+            f"a seeded random sample of {len(texts):,} of its {total:,} documents."
+            if sampled
+            else f"all {total:,} documents."
+        )
+        + (f" {skipped:,} bad records were skipped." if skipped else "")
+    )
+    return _make(texts, ids, None, "corpus", summary, digest, problems)
+
+
 _SOURCES = {
     "example": _example_documents,
     "paste": _paste_documents,
     "csv": _csv_documents,
     "files": _file_documents,
+    "corpus": _corpus_documents,
 }
 
 
@@ -256,3 +357,19 @@ def require_documents() -> Page:
         )
         st.stop()
     return page
+
+
+# -- cached library calls that depend on a page's own control ---------------------------
+@st.cache_data(max_entries=16, show_spinner="Ranking every banding for the recall target…")
+def _tuner_comparison(digest: str, key: tuple, t: float, k: int, w_fp: float, recall: float, _page):
+    from nearsim import compare_tuners, similarity_weights
+
+    s, w = similarity_weights(_page.run.get("sample"))
+    return compare_tuners(s, w, t, k, w_fp, min_recall=recall)
+
+
+def tuner_comparison(page: Page, min_recall: float):
+    """The area tuner's choice and the recall tuner's best eight on the page's corpus."""
+    digest, key = page.run.key("sample")
+    s = page.settings
+    return _tuner_comparison(digest, key, s.threshold, s.num_perm, s.fp_weight, min_recall, page)

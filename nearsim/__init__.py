@@ -5,8 +5,17 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 ``app.py`` is a thin layer over this package; nothing here imports Streamlit.
 """
 
+from . import pipeline  # the stage graph: nearsim.pipeline.run, Runner, STAGES
 from .clusters import check_clusters, cluster_table, clusters
-from .corpora import CorpusReader, CorpusReport, iter_corpus, read_corpus, sample_corpus
+from .corpora import (
+    CorpusInfo,
+    CorpusReader,
+    CorpusReport,
+    inspect_corpus,
+    iter_corpus,
+    read_corpus,
+    sample_corpus,
+)
 from .documents import (
     CsvInfo,
     csv_columns,
@@ -19,7 +28,7 @@ from .documents import (
     read_document_file,
 )
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
-from .exact import exact_pairs, similarity_sample
+from .exact import JoinFunnel, exact_pairs, join_funnel, pair_jaccard
 from .example import example_corpus
 from .export import (
     Carry,
@@ -58,6 +67,8 @@ from .lsh import (
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
 from .predict import (
     Prediction,
+    TunerComparison,
+    compare_tuners,
     predict,
     prediction_table,
     similarity_weights,
@@ -65,10 +76,12 @@ from .predict import (
 )
 from .presets import PRESETS, Preset, preset
 from .removal import removal_curve, removal_rates
+from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import SimHasher, hamming_distance
 from .sizing import Throughput, measure_throughput, sizing
+from .tokens import TokenSets
 
 __version__ = "0.1.0"
 
@@ -78,10 +91,12 @@ __all__ = [
     "PRESETS",
     "Carry",
     "Choice",
+    "CorpusInfo",
     "CorpusReader",
     "CorpusReport",
     "CsvInfo",
     "Evaluation",
+    "JoinFunnel",
     "MinHasher",
     "PeerConfig",
     "Prediction",
@@ -90,7 +105,9 @@ __all__ = [
     "SimHasher",
     "ThresholdChoice",
     "Throughput",
+    "TokenSets",
     "TooManyPairsError",
+    "TunerComparison",
     "best_threshold",
     "broken_simhash",
     "candidate_pairs",
@@ -100,6 +117,7 @@ __all__ = [
     "cluster_table",
     "clusters",
     "compare_simhash",
+    "compare_tuners",
     "csv_columns",
     "data_juicer_config",
     "datatrove_config",
@@ -119,14 +137,18 @@ __all__ = [
     "hamming_pairs",
     "hash_health",
     "html_to_text",
+    "inspect_corpus",
     "inspect_csv",
     "iter_corpus",
+    "join_funnel",
     "label_curve",
     "labels_to_csv",
     "measure_throughput",
     "nemo_curator_config",
+    "pair_jaccard",
     "parse_paste",
     "peer_configs",
+    "pipeline",
     "predict",
     "prediction_table",
     "preset",

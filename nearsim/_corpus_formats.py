@@ -461,6 +461,72 @@ def _read_document(
     yield Chunk([0], [text], [str(path)], 1)
 
 
+# --------------------------------------------------------------------------------------
+# What a file offers: its fields, and a few of their values
+# --------------------------------------------------------------------------------------
+
+
+def peek(path: Path, records: int) -> tuple[list[str], dict[str, list[str]]]:
+    """The fields of one file and the string values of its first ``records`` records.
+
+    Returns
+    -------
+    (list of str, dict of str to list of str)
+        Field names in order of first appearance; per field, its values that are strings.
+    """
+    fmt = file_format(path)
+    label = _label(path)
+    values: dict[str, list[str]] = {}
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            parquet = pq.ParquetFile(path)
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"{label} is not a readable Parquet file: {exc}") from None
+        names = list(parquet.schema_arrow.names)
+        if parquet.metadata.num_row_groups:
+            table = parquet.read_row_group(0).slice(0, records)
+            for name in names:
+                if _is_text_type(table.schema.field(name).type):
+                    values[name] = [v for v in table.column(name).to_pylist() if v is not None]
+        return names, values
+    if fmt == "csv":
+        with open(path, "rb") as stream:
+            delimiter = "\t" if path.suffix.lower() == ".tsv" else None
+            table = open_csv(stream, delimiter=delimiter, label=label)
+            names = list(table.columns)
+            for _, fields, problem in table.records:
+                if problem is None:
+                    for name, value in zip(names, fields, strict=False):
+                        values.setdefault(name, []).append(value)
+                if len(values.get(names[0], ())) >= records:
+                    break
+        return names, values
+    if fmt == "jsonl":
+        names = []
+        seen = 0
+        try:
+            with _open_binary(path) as stream:
+                for raw in stream:
+                    obj, problem = _parse(raw.decode("utf-8", "replace").strip(" \t\r\n\ufeff"))
+                    if problem or not isinstance(obj, dict):
+                        continue
+                    for key, value in obj.items():
+                        if key not in values and key not in names:
+                            names.append(key)
+                        if isinstance(value, str):
+                            values.setdefault(key, []).append(value)
+                    seen += 1
+                    if seen >= records:
+                        break
+        except (OSError, EOFError, zlib.error, zstandard.ZstdError) as exc:
+            raise ValueError(_unreadable(label, seen, exc)) from None
+        return names, values
+    return ["text"], {}
+
+
 READERS = {
     "jsonl": _read_jsonl,
     "parquet": _read_parquet,

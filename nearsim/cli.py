@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -82,12 +83,14 @@ def settings_from_args(args: argparse.Namespace, names: Sequence[str] = tuple(FI
 
 
 def _plain(problem: str) -> str:
-    """A problem from ``parse_query`` in command-line words (options, not query keys)."""
+    """A problem from ``parse_query`` in command-line words: options, not query keys, and
+    nothing about the default a link would fall back to (the command stops instead)."""
     for name, spec in FIELD_SPECS.items():
         if problem.startswith(name):
             problem = spec.option + problem[len(name) :]
             break
-    return problem.replace("; using the default", "; the default would be")
+    problem = re.sub(r"; using (the default \S+|bands = \d+ and rows = \d+)$", "", problem)
+    return problem.replace("add auto_tune=false", "add --auto-tune false")
 
 
 def _dedup_parser(sub) -> None:
@@ -135,6 +138,7 @@ def _app_parser(sub) -> None:
     p.add_argument("--text-field", default="text")
     p.add_argument("--id-field", default=None)
     p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--headless", action="store_true", help="do not open a browser")
 
 
 def _tune_parser(sub) -> None:
@@ -245,6 +249,11 @@ def cmd_app(args: argparse.Namespace) -> int:
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     script = app_script()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(args.port)]
+    # what .streamlit/config.toml says, also when nearsim is installed without the repository:
+    # this computer only, no usage statistics
+    cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    if args.headless:
+        cmd += ["--server.headless", "true"]
     if args.inputs:
         cmd += ["--", "--corpus", *map(os.path.abspath, args.inputs)]
         cmd += ["--text-field", args.text_field]

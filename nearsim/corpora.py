@@ -43,14 +43,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._corpus_formats import CORPUS_EXTENSIONS, READERS, Sink, file_format
+from ._corpus_formats import CORPUS_EXTENSIONS, READERS, Sink, file_format, peek
 from ._validation import ArgumentTypeError, _shown, check_choice, check_int, check_unicode
 from .documents.decoding import short
 
 __all__ = [
     "CORPUS_EXTENSIONS",
+    "CorpusInfo",
     "CorpusReader",
     "CorpusReport",
+    "inspect_corpus",
     "iter_corpus",
     "read_corpus",
     "sample_corpus",
@@ -435,3 +437,68 @@ def sample_corpus(
     order = np.argsort(reservoir.where[:taken], kind="stable").tolist()
     df = _frame([ids[i] for i in order], [texts[i] for i in order])
     return _with_report(df, reader.report), reservoir.seen
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    """What a corpus offers, for a field picker.
+
+    Attributes
+    ----------
+    fields : tuple of str
+        The fields (JSON keys, Parquet or CSV columns) of the first file's first records,
+        in order of first appearance; ``("text",)`` for text and HTML files.
+    text_field : str
+        The field that looks most like the documents' text: most words per value (at the
+        median), ties to the longer values, then to the first field.
+    files : int
+        How many files the paths stand for.
+    """
+
+    fields: tuple[str, ...]
+    text_field: str
+    files: int
+
+
+def inspect_corpus(paths, *, records: int = 200) -> CorpusInfo:
+    """The fields of a corpus and the one that looks like its text, from its first records.
+
+    Parameters
+    ----------
+    paths : path or list of paths
+        As for :func:`iter_corpus`.
+    records : int
+        How many records of the first file to look at, 1 to 100,000.
+
+    Returns
+    -------
+    CorpusInfo
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> line = '{"id": 7, "title": "Ferry", "body": "The ferry left at dawn with forty people."}'
+    >>> _ = (folder / "a.jsonl").write_text(line + "\\n")
+    >>> info = inspect_corpus(folder / "a.jsonl")
+    >>> info.fields, info.text_field
+    (('id', 'title', 'body'), 'body')
+    """
+    files = _expand(paths)
+    records = check_int(records, "records", low=1, high=100_000)
+    names, values = peek(files[0], records)
+    if not names:
+        raise ValueError(
+            f"file {short(str(files[0]), 80)} has no records to read fields from; "
+            "accepted: a corpus with at least one good record"
+        )
+
+    def score(name: str) -> tuple:
+        cells = [v for v in values.get(name, []) if v.strip()]
+        if not cells:
+            return (0.0, 0.0)
+        words = [sum(1 for w in v.split() if any(c.isalpha() for c in w)) for v in cells]
+        return (float(np.median(words)), float(np.median([len(v) for v in cells])))
+
+    best = max(range(len(names)), key=lambda i: (score(names[i]), -i))
+    return CorpusInfo(tuple(names), names[best], len(files))

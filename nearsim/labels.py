@@ -42,7 +42,7 @@ from ._validation import (
     check_threshold,
     check_thresholds,
 )
-from .exact import N_BANDS, similarity_band
+from .sample import N_BANDS, similarity_band
 
 LABELS = ("duplicate", "not a duplicate", "unsure")
 """The three labels a pair can get."""

@@ -32,16 +32,20 @@ import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
 from ._validation import check_choice, check_texts
-from .clusters import check_clusters, clusters
+from .clusters import check_clusters, cluster_table, clusters
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
-from .exact import exact_pairs, similarity_sample
+from .exact import exact_pairs, join_funnel, pair_jaccard
 from .exact import warm_up as _warm_up_exact
-from .hamming import replay
+from .explain import shingle_length_profile
+from .hamming import distance_vs_jaccard, replay
 from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
+from .predict import Prediction, predict, similarity_weights
+from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
+from .tokens import TokenSets
 
 SIMHASH_SEED = 1
 """SimHash fingerprints use one fixed seed: the Compare view is about the method."""
@@ -93,16 +97,6 @@ class Candidates:
     estimates: np.ndarray
 
 
-def _used(flat: FlatShingles, counts: np.ndarray, valid: np.ndarray) -> FlatShingles:
-    """The shingles with the documents outside ``valid`` emptied."""
-    if valid.all():
-        return flat
-    keep = np.repeat(valid, counts)
-    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.where(valid, counts, 0), out=offsets[1:])
-    return FlatShingles(flat.buf, flat.starts[keep], flat.ends[keep], offsets)
-
-
 # -- the stage functions: (settings, inputs...) -> value ----------------------------------
 def shingle_stage(settings: Settings, texts: Sequence[str]) -> Shingled:
     """Cut every document's distinct shingles (compiled code)."""
@@ -121,9 +115,10 @@ def valid_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
     return shingles.counts >= max(settings.min_shingles, 1)
 
 
-def tokens_stage(settings: Settings, shingles: Shingled, valid: np.ndarray) -> FlatShingles:
-    """The exact join's input: the used documents' shingles."""
-    return _used(shingles.flat, shingles.counts, valid)
+def tokens_stage(settings: Settings, shingles: Shingled) -> TokenSets:
+    """The exact join's input, interned once: every document's shingles as integer ids
+    ranked by how many documents hold them (``min_shingles`` only masks documents)."""
+    return TokenSets.from_shingles(shingles.flat)
 
 
 def signature_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
@@ -163,14 +158,38 @@ def cluster_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray) -
     return clusters(valid.shape[0], accepted)
 
 
-def exact_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
+def cluster_table_stage(settings: Settings, clusters: np.ndarray) -> pd.DataFrame:
+    """The clusters of two or more documents, largest first (``nearsim.cluster_table``)."""
+    return cluster_table(clusters)
+
+
+def exact_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
     """Every pair of used documents with exact Jaccard ≥ threshold (the ground truth)."""
-    return exact_pairs(tokens, settings.threshold)
+    return exact_pairs(tokens, settings.threshold, valid=valid)
 
 
-def sample_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
-    """Exact similarities across the whole range (the measured-rate chart's pairs)."""
-    return similarity_sample(tokens, threshold=settings.threshold, seed=0)
+def sample_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
+    """Exact similarities across the whole range, each row with the corpus pairs it stands
+    for (the measured-rate chart's pairs and the corpus-aware tuner's input). It does not
+    depend on the threshold."""
+    return similarity_sample(tokens, valid=valid, seed=0)
+
+
+def prediction_stage(settings: Settings, sample: pd.DataFrame) -> Prediction:
+    """What banding b × r is expected to do on this corpus (candidates, recall and
+    precision before and after the estimate filter), from its pair similarities."""
+    s, w = similarity_weights(sample)
+    return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm)
+
+
+def candidate_jaccard_stage(settings: Settings, tokens: TokenSets, candidates: Candidates):
+    """Exact Jaccard of every candidate pair (float64, shape (m,))."""
+    return pair_jaccard(tokens, candidates.pairs)
+
+
+def funnel_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray):
+    """How many pairs each filter of the exact join removed before verification."""
+    return join_funnel(tokens, settings.threshold, valid=valid)
 
 
 def evaluation_stage(settings: Settings, exact: pd.DataFrame, candidates: Candidates) -> Evaluation:
@@ -183,9 +202,20 @@ def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates)
     return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
 
 
-def check_stage(settings: Settings, clusters: np.ndarray, tokens: FlatShingles):
+def check_stage(settings: Settings, clusters: np.ndarray, tokens: TokenSets):
     """Every cluster member checked against its cluster's first document."""
     return check_clusters(clusters, tokens, settings.threshold)
+
+
+def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
+    """How the shingle length changes what is rare, on a sample of the documents."""
+    return shingle_length_profile(
+        texts,
+        kind=settings.shingle_kind,
+        lowercase=settings.lowercase,
+        remove_punctuation=settings.remove_punctuation,
+        collapse_whitespace=settings.collapse_whitespace,
+    )
 
 
 def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
@@ -214,6 +244,22 @@ def compare_stage(
         max_distance=COMPARE_MAX_DISTANCE,
         valid=valid,
     )
+
+
+def distance_pairs_stage(
+    settings: Settings, fingerprints: np.ndarray, sample: pd.DataFrame
+) -> pd.DataFrame:
+    """SimHash distance against exact Jaccard for a seeded draw of the sample's pairs: up
+    to 3,000 with J ≥ 0.2 and 2,000 below (a scatter plot's worth)."""
+    similar = sample[sample["jaccard"] >= 0.2]
+    rest = sample[sample["jaccard"] < 0.2]
+    drawn = pd.concat(
+        [
+            similar.sample(min(len(similar), 3000), random_state=0),
+            rest.sample(min(len(rest), 2000), random_state=0),
+        ]
+    ).sort_values(["i", "j"])
+    return distance_vs_jaccard(fingerprints, drawn)
 
 
 def health_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray):
@@ -278,7 +324,7 @@ STAGES: dict[str, Stage] = {
     for s in (
         Stage("shingles", shingle_stage, ("texts",), SHINGLE_FIELDS, "Cutting shingles", True),
         Stage("valid", valid_stage, ("shingles",), ("min_shingles",), "Applying the minimum"),
-        Stage("tokens", tokens_stage, ("shingles", "valid"), (), "Preparing the exact join"),
+        Stage("tokens", tokens_stage, ("shingles",), (), "Preparing the exact join", True),
         Stage("signatures", signature_stage, ("shingles",), ("num_perm", "hash_seed"),
               "Computing MinHash signatures", True),
         Stage("candidates", candidate_stage, ("signatures", "valid"), ("bands", "rows"),
@@ -286,21 +332,33 @@ STAGES: dict[str, Stage] = {
         Stage("accepted", accepted_stage, ("candidates",), ("threshold",),
               "Keeping candidates whose estimate reaches t"),
         Stage("clusters", cluster_stage, ("accepted", "valid"), (), "Grouping clusters"),
-        Stage("exact", exact_stage, ("tokens",), ("threshold",),
+        Stage("cluster_table", cluster_table_stage, ("clusters",), (), "Listing clusters"),
+        Stage("exact", exact_stage, ("tokens", "valid"), ("threshold",),
               "Exact ground truth (similarity join)", True),
-        Stage("sample", sample_stage, ("tokens",), ("threshold",),
+        Stage("sample", sample_stage, ("tokens", "valid"), (),
               "Exact similarities across the whole range", True),
         Stage("evaluation", evaluation_stage, ("exact", "candidates"), ("threshold",),
               "Scoring the candidates"),
         Stage("rates", rate_stage, ("sample", "candidates"), (),
               "Measuring candidate rates by similarity"),
+        Stage("prediction", prediction_stage, ("sample",),
+              ("threshold", "bands", "rows", "num_perm"), "Predicting from the corpus's pairs"),
+        Stage("candidate_jaccard", candidate_jaccard_stage, ("tokens", "candidates"), (),
+              "Exact Jaccard of the candidates"),
+        Stage("funnel", funnel_stage, ("tokens", "valid"), ("threshold",),
+              "Counting what each filter of the exact join removes", True),
         Stage("check", check_stage, ("clusters", "tokens"), ("threshold",),
               "Checking clusters against their first documents", True),
+        Stage("k_profile", k_profile_stage, ("texts",),
+              ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
+              "Measuring every shingle length", True),
         Stage("fingerprints", fingerprint_stage, ("shingles",), (),
               "Computing SimHash fingerprints", True),
         Stage("broken", broken_stage, ("texts",), (), "Seed 000's hash", True),
         Stage("compare", compare_stage, ("fingerprints", "exact", "candidates", "valid"), (),
               "SimHash against exact Jaccard at every distance", True),
+        Stage("distance_pairs", distance_pairs_stage, ("fingerprints", "sample"), (),
+              "SimHash distances of sampled pairs"),
         Stage("health", health_stage, ("fingerprints", "valid"), (), "Hash health"),
         Stage("broken_health", broken_health_stage, ("broken", "valid"), (),
               "Hash health of seed 000's hash"),

@@ -185,9 +185,10 @@ FIELD_SPECS: dict[str, FieldSpec] = {
         FieldSpec(
             "source", "choice", "example", "Documents",
             "Where the documents come from: a generated example, pasted text, a column "
-            "of a CSV file, or text/Markdown/HTML files.",
-            choices=("example", "paste", "csv", "files"),
-            choice_labels=("Example", "Paste", "CSV", "Files"),
+            "of a CSV file, text/Markdown/HTML files, or a JSON lines or Parquet sample of "
+            "a corpus (20,000 documents drawn at random from a bigger file).",
+            choices=("example", "paste", "csv", "files", "corpus"),
+            choice_labels=("Example", "Paste", "CSV", "Files", "JSONL / Parquet"),
         ),
         FieldSpec(
             "n_docs", "int", 2000, "Example size",

@@ -553,3 +553,34 @@ def test_fast_json_parse_agrees_with_json_loads(text):
     assert (problem is None) == ok
     if ok:
         assert value == expected
+
+
+# -- inspect_corpus: the field picker ---------------------------------------------------
+def test_inspect_corpus_lists_fields_and_guesses_the_text(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        {"id": i, "url": f"https://example.org/{i}", "body": f"the ferry left at dawn {i} times"}
+        for i in range(5)
+    ]
+    jsonl = tmp_path / "a.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    info = ns.inspect_corpus(jsonl)
+    assert info.fields == ("id", "url", "body") and info.text_field == "body" and info.files == 1
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "a.parquet")
+    info = ns.inspect_corpus(tmp_path / "a.parquet")
+    assert info.fields == ("id", "url", "body") and info.text_field == "body"
+    (tmp_path / "c.csv").write_text("id,body\n1,the ferry left at dawn\n2,rain over the hills\n")
+    assert ns.inspect_corpus(tmp_path / "c.csv").text_field == "body"
+    (tmp_path / "d.txt").write_text("one document")
+    assert ns.inspect_corpus(tmp_path / "d.txt").fields == ("text",)
+
+
+def test_inspect_corpus_refuses_what_it_cannot_read(tmp_path):
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="no records to read fields from"):
+        ns.inspect_corpus(empty)
+    with pytest.raises(ValueError, match="records=0 is not accepted"):
+        ns.inspect_corpus(tmp_path, records=0)

@@ -95,7 +95,7 @@ def test_default_tuning_is_the_tuners_choice():
 @pytest.mark.parametrize(
     ("spec", "accepted"),
     [
-        ("source", "one of example, paste, csv, files"),
+        ("source", "one of example, paste, csv, files, corpus"),
         ("n_docs", "an integer from 300 to 20000"),
         ("example_seed", "an integer ≥ 0"),
         ("threshold", "a number from 0.05 to 0.99"),
