@@ -478,13 +478,7 @@ def peek(path: Path, records: int) -> tuple[list[str], dict[str, list[str]]]:
     label = _label(path)
     values: dict[str, list[str]] = {}
     if fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        try:
-            parquet = pq.ParquetFile(path)
-        except (pa.ArrowException, OSError) as exc:
-            raise ValueError(f"{label} is not a readable Parquet file: {exc}") from None
+        parquet = open_parquet(path)
         names = list(parquet.schema_arrow.names)
         if parquet.metadata.num_row_groups:
             table = parquet.read_row_group(0).slice(0, records)

@@ -5,7 +5,7 @@ The stages, and where each runs:
 
 1. **Read and sign** (workers, one task per partition): the corpus is cut into partitions
    of about ``blocksize`` bytes — whole files, byte ranges of a plain JSON lines file, runs
-   of Parquet row groups (:mod:`nearsim._dask_parts` says how rows and ids stay the local
+   of Parquet row groups (:mod:`nearsim._dask_read` says how rows and ids stay the local
    engine's) — and each task runs the pipeline's row stages (:data:`nearsim.pipeline.
    ROW_STAGES`: shingles, the validity mask, MinHash signatures) on its documents, a
    batch at a time. The signatures stay in the workers' memory; the client receives the
@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import _dask_parts as dp
+from . import _dask_pairs as dp
+from . import _dask_read as dr
 from ._validation import check_bool, check_choice, check_float, check_int, check_str
 from .clusters import clusters
 from .corpora import CorpusReport, iter_corpus
@@ -166,7 +167,7 @@ def dedup_dask(
         batch_size=batch_size,
         on_error=on_error,
     )
-    reading = dp.Reading(text_field, id_field, on_error, batch_size)
+    reading = dr.Reading(text_field, id_field, on_error, batch_size)
     with _connect(scheduler, workers, timeout, clock) as client:
         run = _Run(client, settings, reading, verify, clock, max_pairs, client_graph_bytes)
         return run.result(reader.files, blocksize)
@@ -180,20 +181,39 @@ def _nearsim_here() -> str:
     return os.path.dirname(nearsim.__file__)
 
 
+def local_cluster(workers: int = 2):
+    """The ``distributed.LocalCluster`` the engine starts without a scheduler.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes (≥ 1), one thread each: the compiled kernels hold the GIL-free
+        work, and processes keep one task's memory from another's.
+
+    Returns
+    -------
+    distributed.LocalCluster
+        Its dashboard on a free port; only errors logged.
+    """
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=check_int(workers, "workers", low=1),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    )
+
+
 @contextlib.contextmanager
 def _connect(scheduler: str | None, workers: int, timeout: float, clock: _Clock):
     """A ``distributed.Client``: to ``scheduler``, or to a new LocalCluster closed after."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler is None:
         with clock.stage("connect", f"starting a local Dask cluster of {workers} workers"):
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
+            cluster = local_cluster(workers)
             client = Client(cluster)
         try:
             yield client
@@ -288,12 +308,12 @@ class _Run:
         with self.clock.stage("gather", "gathering ids"):
             client = self.client
             ids_f = [
-                client.submit(dp.part_ids, f, first, pure=False)
+                client.submit(dr.part_ids, f, first, pure=False)
                 for f, first in zip(self.parts, self.first_record, strict=True)
             ]
             ids_parts = client.gather(ids_f)
             ids = np.concatenate(ids_parts).tolist() if ids_parts else []
-            valid = client.gather(client.map(dp.part_valid, self.parts, pure=False))
+            valid = client.gather(client.map(dr.part_valid, self.parts, pure=False))
             valid = np.concatenate(valid) if valid else np.zeros(0, bool)
         del self.parts
         return DedupResult(
@@ -314,24 +334,24 @@ class _Run:
     def read(self, files: list[Path], blocksize: int) -> None:
         client, reading = self.client, self.reading
         with self.clock.stage("plan", f"planning partitions of {blocksize:,} bytes"):
-            plan = dp.plan_partitions(files, blocksize, reading.text_field, reading.id_field)
-            todo = dp.spans(plan)
+            plan = dr.plan_partitions(files, blocksize, reading.text_field, reading.id_field)
+            todo = dr.spans(plan)
             if todo:  # line numbers of the JSON lines spans, for messages about bad lines
                 counted = client.map(
-                    dp.count_newlines,
+                    dr.count_newlines,
                     [p.path for p in todo],
                     [p.span[0] for p in todo],
                     [p.span[1] for p in todo],
                     pure=False,
                 )
-                plan = dp.with_first_lines(plan, client.gather(counted))
+                plan = dr.with_first_lines(plan, client.gather(counted))
         self.plan = plan
         with self.clock.stage("signatures", f"reading and signing {len(plan)} partitions"):
             self.parts = client.map(
-                dp.read_partition, plan, settings=self.settings, reading=reading, pure=False
+                dr.read_partition, plan, settings=self.settings, reading=reading, pure=False
             )
             _show(client, self.parts, self.clock.show)
-            metas = client.gather(client.map(dp.part_meta, self.parts, pure=False))
+            metas = client.gather(client.map(dr.part_meta, self.parts, pure=False))
         for m in metas:
             if m["error"] is not None:
                 raise ValueError(m["error"])

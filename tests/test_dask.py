@@ -5,7 +5,6 @@ errors of a scheduler that cannot be reached."""
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import signal
@@ -17,11 +16,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from dask.utils import key_split
-from distributed import Client, LocalCluster
+from distributed import Client
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import nearsim as ns
 import nearsim.dask_engine as de
+from nearsim._dask_read import plan_partitions
 from nearsim.cli import main
 from nearsim.dask_engine import dedup_dask
 from nearsim.dedup import dedup
@@ -32,13 +32,7 @@ SETTINGS = ns.Settings(threshold=0.7)
 @pytest.fixture(scope="module")
 def cluster():
     """One LocalCluster of two single-threaded worker processes for the module."""
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-        silence_logs=logging.ERROR,
-    )
+    cluster = de.local_cluster(2)
     yield cluster
     cluster.close()
 
@@ -87,7 +81,7 @@ def both(paths, scheduler, *, settings=SETTINGS, **options):
 @pytest.mark.parametrize("verify", ["estimate", "exact", "none"])
 def test_one_json_lines_file_cut_into_byte_ranges(tmp_path, scheduler, texts, verify):
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
-    plan = de.dp.plan_partitions([path], 60_000, "text", None)
+    plan = plan_partitions([path], 60_000, "text", None)
     assert len(plan) >= 6  # the file really is cut
     local, _ = both(path, scheduler, verify=verify, blocksize=60_000)
     assert local.pairs.shape[0] > 100  # there is something to agree on
@@ -125,14 +119,14 @@ def test_several_files_of_several_formats(tmp_path, scheduler, texts):
         (folder / f"e{i:03d}.txt").write_text(t)
     local, _ = both(folder, scheduler, blocksize=60_000)
     assert local.ids[-1].endswith("e099.txt")
-    assert len(de.dp.plan_partitions(sorted(folder.iterdir()), 60_000, "text", None)) > 5
+    assert len(plan_partitions(sorted(folder.iterdir()), 60_000, "text", None)) > 5
 
 
 def test_parquet_row_groups_with_an_id_column(tmp_path, scheduler, texts):
     path = tmp_path / "news.parquet"
     table = pa.table({"text": texts, "doc": [f"d{i}" for i in range(len(texts))]})
     pq.write_table(table, path, row_group_size=128)
-    plan = de.dp.plan_partitions([path], 40_000, "text", "doc")
+    plan = plan_partitions([path], 40_000, "text", "doc")
     assert len(plan) > 4 and all(p.row_groups is not None for part in plan for p in part)
     both(path, scheduler, id_field="doc", blocksize=40_000)
 
@@ -184,7 +178,7 @@ def test_the_first_bad_record_stops_the_run_with_the_local_message(tmp_path, sch
         dedup(path, SETTINGS)
     with pytest.raises(ValueError, match=re.escape(str(local.value))):
         dedup_dask(path, SETTINGS, scheduler=scheduler, blocksize=20_000)
-    assert len(de.dp.plan_partitions([path], 20_000, "text", None)) > 10
+    assert len(plan_partitions([path], 20_000, "text", None)) > 10
 
 
 # -- clusters in the workers ---------------------------------------------------------------
