@@ -112,9 +112,14 @@ def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
     if m == 0:
         return np.zeros((0, k), dtype=np.uint32)
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + m + 1]
+    widths = np.diff(offsets)
+    if not (widths == 4 * k).all():
+        wrong = int(widths[widths != 4 * k][0])
+        raise ValueError(
+            f"a signature row of {wrong} bytes is not accepted; accepted: rows of {4 * k} "
+            f"bytes (num_perm = {k})"
+        )
     data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    if data.shape[0] != 4 * k * m or not (np.diff(offsets) == 4 * k).all():
-        raise ValueError(f"signature bytes of the wrong length; accepted: {4 * k} bytes a row")
     return data.view(np.uint32).reshape(m, k)
 
 

@@ -301,9 +301,15 @@ def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Readi
                 texts = []
                 clock["signatures"] += time.process_time() - started
                 started = time.process_time()
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
+        message = str(exc)
+        if isinstance(exc, OSError):  # a file the reader does not turn into ValueError
+            message = (
+                f"a Dask worker cannot read the input: {exc}; accepted: input every worker "
+                "sees at the same path (shared storage)"
+            )
         empty = np.zeros((0, settings.num_perm), np.uint32)
-        return Part(np.zeros(0, bool), empty, None, np.zeros(0, np.int64), 0, report, str(exc))
+        return Part(np.zeros(0, bool), empty, None, np.zeros(0, np.int64), 0, report, message)
     clock["read"] += time.process_time() - started
     started = time.process_time()
     if texts or not sigs:

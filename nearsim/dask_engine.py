@@ -187,8 +187,8 @@ def local_cluster(workers: int = 2):
     Parameters
     ----------
     workers : int
-        Worker processes (≥ 1), one thread each: the compiled kernels hold the GIL-free
-        work, and processes keep one task's memory from another's.
+        Worker processes (≥ 1), one task thread each; the compiled kernels' own threads
+        share the cores among the workers (``NUMBA_NUM_THREADS``).
 
     Returns
     -------
@@ -197,12 +197,15 @@ def local_cluster(workers: int = 2):
     """
     from distributed import LocalCluster
 
+    workers = check_int(workers, "workers", low=1)
+    threads = max(1, (os.cpu_count() or 1) // workers)
     return LocalCluster(
-        n_workers=check_int(workers, "workers", low=1),
+        n_workers=workers,
         threads_per_worker=1,
         processes=True,
         dashboard_address=":0",
         silence_logs=logging.ERROR,
+        env={"NUMBA_NUM_THREADS": str(threads)},
     )
 
 
@@ -266,7 +269,7 @@ def _show(client, futures, show: bool) -> None:
 
 
 def _auto_blocksize(files: list[Path], client) -> int:
-    threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
+    threads = sum(client.nthreads().values())
     total = sum(p.stat().st_size for p in files)
     return int(min(DEFAULT_BLOCKSIZE, max(MIN_BLOCKSIZE, total // (4 * max(threads, 1)))))
 

@@ -21,7 +21,8 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 
 import nearsim as ns
 import nearsim.dask_engine as de
-from nearsim._dask_read import plan_partitions
+from nearsim import _dask_pairs as dp
+from nearsim._dask_read import Piece, Reading, plan_partitions, read_partition
 from nearsim.cli import main
 from nearsim.dask_engine import dedup_dask
 from nearsim.dedup import dedup
@@ -284,3 +285,33 @@ def test_progress_comes_from_dask_on_stderr(tmp_path, scheduler, texts, capsys):
     captured = capsys.readouterr()
     assert "Completed" in captured.err and "nearsim: reading and signing" in captured.err
     assert captured.out == ""
+
+
+# -- the workers' functions, alone -------------------------------------------------------
+def test_signature_rows_survive_the_binary_column_sliced_and_empty():
+    rows = np.random.default_rng(0).integers(0, 2**32, (7, 16), dtype=np.uint32)
+    column = dp.rows_as_bytes(rows)
+    assert dp.bytes_as_rows(column, 16).tolist() == rows.tolist()
+    assert dp.bytes_as_rows(column.iloc[[5, 1, 2]], 16).tolist() == rows[[5, 1, 2]].tolist()
+    assert dp.bytes_as_rows(column.iloc[3:], 16).tolist() == rows[3:].tolist()
+    assert dp.bytes_as_rows(column.iloc[:0], 16).shape == (0, 16)
+    with pytest.raises(ValueError, match="a signature row of 64 bytes is not accepted"):
+        dp.bytes_as_rows(column, 17)
+
+
+def test_a_huge_bucket_stops_before_its_pairs_are_made():
+    records = pd.DataFrame(
+        {"key": np.full(3000, 7, np.uint64), "band": np.zeros(3000, np.uint16),
+         "row": np.arange(3000, dtype=np.int64)}
+    )  # fmt: skip
+    codes = dp.bucket_codes(records, 3000, max_pairs=3000 * 2999 // 2)["code"].to_numpy()
+    assert codes.shape[0] == 3000 * 2999 // 2 and (np.diff(codes) > 0).all()
+    with pytest.raises(ns.lsh.TooManyPairsError, match="4,498,500 candidate pairs"):
+        dp.bucket_codes(records, 3000, max_pairs=1_000_000)
+
+
+def test_a_file_a_worker_cannot_open_is_reported_as_such(tmp_path):
+    missing = Piece(str(tmp_path / "elsewhere.csv"), 0)
+    part = read_partition((missing,), SETTINGS, Reading("text", None, "fail"))
+    assert part.n == 0 and "a Dask worker cannot read the input" in part.error
+    assert "shared storage" in part.error
