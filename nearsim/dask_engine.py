@@ -33,6 +33,20 @@ The stages, and where each runs:
 The accepted pairs, labels and ids come back to the client (the output files are written
 there, as :func:`nearsim.dedup.write_outputs` does for the local engine). Every task is a
 pure function of its inputs, so when a worker dies Dask recomputes what it held.
+
+Why this way:
+
+- *DataFrame shuffles, not a bag's* ``foldby``: a bag holds Python objects, so grouping
+  (key, row) records would make and pickle a tuple per band of every document; a
+  DataFrame partition is a few arrays, moved by the P2P shuffle in Arrow batches, and a
+  range shuffle (``set_index`` with known divisions) lands each partition exactly beside
+  the signatures it needs.
+- *Candidates travel to the signatures*, not signature partitions to the candidates:
+  near duplicates are scattered across a corpus, so the candidates of one partition point
+  into nearly every other, and shipping partitions would move each one to every worker;
+  shuffling candidates moves 8 bytes a code, then ``4 · num_perm`` bytes a candidate once.
+- *The second document's signature is never shipped*: each candidate is verified where
+  that document lives, so one signature travels per candidate, not two.
 """
 
 from __future__ import annotations
@@ -275,7 +289,20 @@ def _auto_blocksize(files: list[Path], client) -> int:
 
 
 def merge_reports(reports: list[CorpusReport], files: int) -> CorpusReport:
-    """The partitions' reports as one, in input order (as one reader would have made it)."""
+    """The partitions' reports as one, in input order (as one reader would have made it).
+
+    Parameters
+    ----------
+    reports : list of CorpusReport
+        One per partition, in input order.
+    files : int
+        The corpus's files.
+
+    Returns
+    -------
+    CorpusReport
+        Counts summed, skipped records per file in file order, the first ten problems.
+    """
     out = CorpusReport(files=files)
     for r in reports:
         out.records += r.records
