@@ -251,16 +251,27 @@ def _json_record(
     return text, str(ident), None
 
 
-def _read_jsonl(path: Path, text_field: str, id_field: str | None, sink: Sink) -> Iterator[Chunk]:
+def _read_jsonl(
+    path: Path,
+    text_field: str,
+    id_field: str | None,
+    sink: Sink,
+    span: tuple[int, int, int] | None = None,
+) -> Iterator[Chunk]:
+    """``span=(start, stop, first_line)``: only the lines in bytes ``start .. stop - 1`` of a
+    plain (uncompressed) file, the first of them line ``first_line`` of the file; positions
+    then count from the span's first record (the Dask engine's partitions)."""
     label = _label(path)
     positions: list[int] = []
     texts: list[str] = []
     ids: list[str] | None = [] if id_field is not None else None
     position = 0
-    line_number = 0
+    start, stop, first_line = span if span is not None else (0, None, 1)
+    line_number = first_line - 1
     try:
         with _open_binary(path) as stream:
-            for line_number, raw in enumerate(stream, start=1):
+            lines = _lines_between(stream, start, stop) if span is not None else stream
+            for line_number, raw in enumerate(lines, start=first_line):
                 if line_number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
                 if not raw.strip():
@@ -283,6 +294,17 @@ def _read_jsonl(path: Path, text_field: str, id_field: str | None, sink: Sink) -
     yield Chunk(positions, texts, ids, position)
 
 
+def _lines_between(stream: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
+    """The lines of a binary file from byte ``start`` (a line's start) up to byte ``stop``."""
+    stream.seek(start)
+    at = start
+    for raw in stream:
+        if at >= stop:
+            return
+        at += len(raw)
+        yield raw
+
+
 def _unreadable(label: str, line_number: int, exc: BaseException) -> str:
     where = f"after line {line_number}" if line_number else "at its start"
     return f"{label} cannot be read {where}: {exc} (is the file cut short, or not compressed?)"
@@ -293,18 +315,23 @@ def _unreadable(label: str, line_number: int, exc: BaseException) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def _read_parquet(path: Path, text_field: str, id_field: str | None, sink: Sink) -> Iterator[Chunk]:
+def open_parquet(path: Path):
+    """A ``pyarrow.parquet.ParquetFile``, or ValueError naming the file."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    label = _label(path)
     try:
-        parquet = pq.ParquetFile(path)
+        return pq.ParquetFile(path)
     except (pa.ArrowException, OSError) as exc:
-        raise ValueError(f"{label} is not a readable Parquet file: {exc}") from None
+        raise ValueError(f"{_label(path)} is not a readable Parquet file: {exc}") from None
+
+
+def parquet_problem(parquet, path: Path, text_field: str, id_field: str | None) -> str | None:
+    """What makes a Parquet file's columns unusable (missing, wrong type), or None."""
+    import pyarrow as pa
+
+    label = _label(path)
     schema = parquet.schema_arrow
-    rows = parquet.metadata.num_rows
     problem = None
     for name, role in ((text_field, "the text field"), (id_field, "the id field")):
         if name is None or problem:
@@ -321,13 +348,37 @@ def _read_parquet(path: Path, text_field: str, id_field: str | None, sink: Sink)
             problem = (
                 f"column {name!r} ({role}) of {label} holds {plain} values; accepted: {accepted}"
             )
+    return problem
+
+
+def _read_parquet(
+    path: Path,
+    text_field: str,
+    id_field: str | None,
+    sink: Sink,
+    row_groups: tuple[int, ...] | None = None,
+) -> Iterator[Chunk]:
+    """``row_groups``: only these consecutive row groups (the Dask engine's partitions);
+    positions then count from their first row, while messages keep the file's row index."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    label = _label(path)
+    parquet = open_parquet(path)
+    rows = parquet.metadata.num_rows
+    problem = parquet_problem(parquet, path, text_field, id_field)
     if problem:
         sink.bad(path, problem + f" (all {rows:,} rows)", count=rows)
         yield Chunk([], [], None, rows)
         return
     columns = [text_field] if id_field in (None, text_field) else [text_field, id_field]
-    start = 0
-    for batch in parquet.iter_batches(batch_size=_CHUNK * 4, columns=columns):
+    start = first = 0
+    if row_groups is not None:
+        first = sum(parquet.metadata.row_group(g).num_rows for g in range(row_groups[0]))
+        start = first
+    for batch in parquet.iter_batches(
+        batch_size=_CHUNK * 4, columns=columns, row_groups=row_groups
+    ):
         text = pc.cast(batch.column(text_field), pa.large_string())
         valid = text.is_valid()
         ident = None
@@ -340,12 +391,12 @@ def _read_parquet(path: Path, text_field: str, id_field: str | None, sink: Sink)
             sink.bad(
                 path, f"{label}, row index {start + row}: the {what} is null; accepted: a string"
             )
-        positions = (start + np.flatnonzero(keep)).tolist()
+        positions = (start - first + np.flatnonzero(keep)).tolist()
         texts = text.filter(valid).to_pylist()
         ids = ident.filter(valid).to_pylist() if ident is not None else None
         start += batch.num_rows
-        yield Chunk(positions, texts, ids, start)
-    yield Chunk([], [], None, start)
+        yield Chunk(positions, texts, ids, start - first)
+    yield Chunk([], [], None, start - first)
 
 
 def _is_text_type(kind: Any) -> bool:
@@ -427,13 +478,7 @@ def peek(path: Path, records: int) -> tuple[list[str], dict[str, list[str]]]:
     label = _label(path)
     values: dict[str, list[str]] = {}
     if fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        try:
-            parquet = pq.ParquetFile(path)
-        except (pa.ArrowException, OSError) as exc:
-            raise ValueError(f"{label} is not a readable Parquet file: {exc}") from None
+        parquet = open_parquet(path)
         names = list(parquet.schema_arrow.names)
         if parquet.metadata.num_row_groups:
             table = parquet.read_row_group(0).slice(0, records)

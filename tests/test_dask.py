@@ -1,0 +1,317 @@
+"""``--engine dask``: the same output as the local engine on a LocalCluster of two worker
+processes, over several partitionings and bad records, after a worker is killed, and the
+errors of a scheduler that cannot be reached."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from dask.utils import key_split
+from distributed import Client
+from distributed.diagnostics.plugin import SchedulerPlugin
+
+import nearsim as ns
+import nearsim.dask_engine as de
+from nearsim import _dask_pairs as dp
+from nearsim._dask_read import Piece, Reading, plan_partitions, read_partition
+from nearsim.cli import main
+from nearsim.dask_engine import dedup_dask
+from nearsim.dedup import dedup
+
+SETTINGS = ns.Settings(threshold=0.7)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One LocalCluster of two single-threaded worker processes for the module."""
+    cluster = de.local_cluster(2)
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def scheduler(cluster):
+    return cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def texts():
+    """2,000 Example documents, a third of them edited copies."""
+    return ns.example_corpus(2000, seed=5)["text"].tolist()
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(r if isinstance(r, str) else json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def assert_same(local, got) -> None:
+    """Every field of the two results, value for value."""
+    assert got.ids == local.ids
+    assert got.valid.tolist() == local.valid.tolist()
+    assert got.candidates == local.candidates
+    assert got.pairs.tolist() == local.pairs.tolist()
+    assert got.estimates.tolist() == local.estimates.tolist()
+    assert (got.jaccard is None) == (local.jaccard is None)
+    if local.jaccard is not None:
+        assert got.jaccard.tolist() == local.jaccard.tolist()
+    assert got.labels.tolist() == local.labels.tolist()
+    assert got.read_report == local.read_report
+    pd.testing.assert_frame_equal(got.cluster_table(), local.cluster_table())
+
+
+def both(paths, scheduler, *, settings=SETTINGS, **options):
+    """The local run and the Dask run on the same input; the Dask run checked against it."""
+    dask_only = {k: options.pop(k) for k in ("blocksize", "client_graph_bytes") if k in options}
+    local = dedup(paths, settings, **options)
+    got = dedup_dask(paths, settings, scheduler=scheduler, **options, **dask_only)
+    assert_same(local, got)
+    return local, got
+
+
+# -- partitionings -------------------------------------------------------------------------
+@pytest.mark.parametrize("verify", ["estimate", "exact", "none"])
+def test_one_json_lines_file_cut_into_byte_ranges(tmp_path, scheduler, texts, verify):
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    plan = plan_partitions([path], 60_000, "text", None)
+    assert len(plan) >= 6  # the file really is cut
+    local, _ = both(path, scheduler, verify=verify, blocksize=60_000)
+    assert local.pairs.shape[0] > 100  # there is something to agree on
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        ns.Settings(shingle_kind="word", shingle_k=2, threshold=0.5, min_shingles=25),
+        ns.Settings(num_perm=64, auto_tune=False, bands=12, rows=4, threshold=0.6),
+    ],
+    ids=["word-shingles-and-a-minimum", "bands-leaving-columns-unused"],
+)
+def test_other_settings(tmp_path, scheduler, texts, settings):
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    local, _ = both(path, scheduler, settings=settings, blocksize=100_000)
+    assert local.pairs.shape[0] > 100
+    if settings.min_shingles:
+        assert 0 < (~local.valid).sum() < len(texts) / 2  # some documents have no signature
+
+
+def test_several_files_of_several_formats(tmp_path, scheduler, texts):
+    """JSON lines (plain and gzip), CSV, Parquet and text files in one run; ids are record
+    numbers, and a text file's id is its path."""
+    import gzip
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    write_jsonl(folder / "a.jsonl", ({"text": t} for t in texts[:600]))
+    with gzip.open(folder / "b.jsonl.gz", "wt") as f:
+        f.writelines(json.dumps({"text": t}) + "\n" for t in texts[600:900])
+    pd.DataFrame({"text": texts[900:1300]}).to_csv(folder / "c.csv", index=False)
+    pd.DataFrame({"text": texts[1300:1900]}).to_parquet(folder / "d.parquet", row_group_size=150)
+    for i, t in enumerate(texts[1900:]):
+        (folder / f"e{i:03d}.txt").write_text(t)
+    local, _ = both(folder, scheduler, blocksize=60_000)
+    assert local.ids[-1].endswith("e099.txt")
+    assert len(plan_partitions(sorted(folder.iterdir()), 60_000, "text", None)) > 5
+
+
+def test_parquet_row_groups_with_an_id_column(tmp_path, scheduler, texts):
+    path = tmp_path / "news.parquet"
+    table = pa.table({"text": texts, "doc": [f"d{i}" for i in range(len(texts))]})
+    pq.write_table(table, path, row_group_size=128)
+    plan = plan_partitions([path], 40_000, "text", "doc")
+    assert len(plan) > 4 and all(p.row_groups is not None for part in plan for p in part)
+    both(path, scheduler, id_field="doc", blocksize=40_000)
+
+
+def test_a_single_partition_and_no_candidates(tmp_path, scheduler, texts):
+    path = write_jsonl(tmp_path / "one.jsonl", [{"text": "alone here"}, {"text": "x"}])
+    both(path, scheduler)
+    path = write_jsonl(tmp_path / "few.jsonl", ({"text": t} for t in texts[:50]))
+    both(path, scheduler, blocksize=10**9)
+
+
+# -- bad records ---------------------------------------------------------------------------
+@pytest.fixture
+def messy(tmp_path, texts):
+    """Bad records in several partitions: lines that are not JSON, a missing field, nulls in
+    Parquet row groups, a Parquet file without the text column (all its rows bad)."""
+    rows = []
+    for i, t in enumerate(texts[:1200]):
+        rows.append({"text": t, "doc": i})
+        if i % 250 == 200:
+            rows.append("not json\n")
+        if i % 400 == 10:
+            rows.append({"body": "no text field"})
+    write_jsonl(tmp_path / "a.jsonl", rows)
+    col = [None if i % 97 == 5 else t for i, t in enumerate(texts[1200:])]
+    pq.write_table(
+        pa.table({"text": col, "doc": list(range(1200, 2000))}),
+        tmp_path / "b.parquet",
+        row_group_size=100,
+    )
+    pq.write_table(pa.table({"body": ["x", "y"], "doc": [0, 1]}), tmp_path / "c.parquet")
+    return tmp_path
+
+
+def test_skipped_bad_records_number_rows_and_ids_as_the_local_engine(messy, scheduler):
+    local, got = both(messy, scheduler, on_error="skip", blocksize=120_000)
+    assert "skipped 18 bad records (7 in" in local.read_report
+    assert local.ids[9:12] == ["9", "10", "12"]  # record 11 is bad
+    assert got.n == len(local.ids) == 1991 and got.ids[-1] == "2006"
+    both(messy, scheduler, on_error="skip", id_field="doc", blocksize=120_000)
+
+
+def test_the_first_bad_record_stops_the_run_with_the_local_message(tmp_path, scheduler, texts):
+    rows = [{"text": t} for t in texts[:1500]]
+    rows[1200:1200] = ["not json\n"]
+    rows[1400:1400] = [{"body": "no text field"}]
+    path = write_jsonl(tmp_path / "a.jsonl", rows)
+    with pytest.raises(ValueError, match="line 1201") as local:
+        dedup(path, SETTINGS)
+    with pytest.raises(ValueError, match=re.escape(str(local.value))):
+        dedup_dask(path, SETTINGS, scheduler=scheduler, blocksize=20_000)
+    assert len(plan_partitions([path], 20_000, "text", None)) > 10
+
+
+# -- clusters in the workers ---------------------------------------------------------------
+def test_clusters_by_label_propagation_equal_the_client_s(tmp_path, scheduler, texts):
+    """With no client memory for the graph, the components come from min-label propagation
+    in the workers; the labels are the same."""
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    local, _ = both(path, scheduler, verify="none", blocksize=150_000, client_graph_bytes=0)
+    assert (np.bincount(local.labels) >= 3).any()  # chains of copies, not only pairs
+
+
+# -- faults --------------------------------------------------------------------------------
+class KillAfter(SchedulerPlugin):
+    """Kills a worker process (SIGKILL) the moment it finishes its ``count``-th task of a
+    kind: mid-run, with results of that stage in its memory and more of its tasks queued."""
+
+    def __init__(self, scheduler, pids: dict, prefix: str, count: int):
+        self.scheduler, self.pids, self.prefix, self.count = scheduler, pids, prefix, count
+        self.done: dict[str, int] = {}
+        self.killed: list[str] = []
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if self.killed or finish != "memory" or key_split(key) != self.prefix:
+            return
+        (worker,) = (ws.address for ws in self.scheduler.tasks[key].who_has)
+        self.done[worker] = self.done.get(worker, 0) + 1
+        if self.done[worker] == self.count and worker in self.pids:
+            os.kill(self.pids[worker], signal.SIGKILL)
+            self.killed.append(worker)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "count"),
+    [("read_partition", 3), ("verify_second", 2)],
+    ids=["while-reading", "while-verifying"],
+)
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefix, count):
+    """A worker is killed while the partitions are being read and signed (its signatures
+    are lost), or while the candidates are verified (the shuffled candidates it held are
+    lost too): Dask recomputes what it held and the output is unchanged."""
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    local = dedup(path, SETTINGS, verify="exact")
+    with Client(cluster.scheduler_address) as client:
+        pids = client.run(os.getpid)
+    plugin = KillAfter(cluster.scheduler, pids, prefix, count)
+    cluster.scheduler.add_plugin(plugin, name="kill-after")
+    try:
+        got = dedup_dask(
+            path, SETTINGS, scheduler=cluster.scheduler_address, verify="exact", blocksize=40_000
+        )
+    finally:
+        cluster.scheduler.remove_plugin("kill-after")
+    assert plugin.killed, f"no worker finished {count} {prefix} tasks"
+    assert_same(local, got)
+
+
+# -- the command line ----------------------------------------------------------------------
+def test_the_command_line_writes_the_local_engine_s_files(tmp_path, scheduler, texts):
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--verify", "exact"]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
+    for name in ("clusters.parquet", "pairs.parquet"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "dask" / name), pd.read_parquet(tmp_path / "local" / name)
+        )
+    local, got = (
+        json.loads((tmp_path / d / "summary.json").read_text()) for d in ("local", "dask")
+    )
+    for key in ("documents", "candidates", "pairs", "clusters", "removed", "settings", "read"):
+        assert got[key] == local[key]
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(de, "CONNECT_TIMEOUT", 1.0)
+    path = write_jsonl(tmp_path / "a.jsonl", [{"text": "one two three"}])
+    address = "tcp://127.0.0.1:9"  # the discard port: nothing listens there
+    code = main(["dedup", str(path), "--out", str(tmp_path / "out"), "--engine", "dask",
+                 "--scheduler", address, "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and address in err and "cannot be reached" in err
+    assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_bad_worker_counts_and_addresses_are_refused(tmp_path, capsys):
+    path = write_jsonl(tmp_path / "a.jsonl", [{"text": "one two three"}])
+    with pytest.raises(ValueError, match=r"workers=0 is not accepted; accepted: an integer ≥ 1"):
+        dedup_dask(path, workers=0)
+    with pytest.raises(ValueError, match="workers=True is not accepted"):
+        dedup_dask(path, workers=True)
+    with pytest.raises(ValueError, match="'nonsense' cannot be reached"):
+        dedup_dask(path, scheduler="nonsense")
+    code = main(["dedup", str(path), "--out", str(tmp_path / "o"), "--engine", "dask",
+                 "--workers", "0"])  # fmt: skip
+    assert code == 2 and "workers=0" in capsys.readouterr().err
+
+
+def test_progress_comes_from_dask_on_stderr(tmp_path, scheduler, texts, capsys):
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts[:300]))
+    dedup_dask(path, SETTINGS, scheduler=scheduler, progress=True)
+    captured = capsys.readouterr()
+    assert "Completed" in captured.err and "nearsim: reading and signing" in captured.err
+    assert captured.out == ""
+
+
+# -- the workers' functions, alone -------------------------------------------------------
+def test_signature_rows_survive_the_binary_column_sliced_and_empty():
+    rows = np.random.default_rng(0).integers(0, 2**32, (7, 16), dtype=np.uint32)
+    column = dp.rows_as_bytes(rows)
+    assert dp.bytes_as_rows(column, 16).tolist() == rows.tolist()
+    assert dp.bytes_as_rows(column.iloc[[5, 1, 2]], 16).tolist() == rows[[5, 1, 2]].tolist()
+    assert dp.bytes_as_rows(column.iloc[3:], 16).tolist() == rows[3:].tolist()
+    assert dp.bytes_as_rows(column.iloc[:0], 16).shape == (0, 16)
+    with pytest.raises(ValueError, match="a signature row of 64 bytes is not accepted"):
+        dp.bytes_as_rows(column, 17)
+
+
+def test_a_huge_bucket_stops_before_its_pairs_are_made():
+    records = pd.DataFrame(
+        {"key": np.full(3000, 7, np.uint64), "band": np.zeros(3000, np.uint16),
+         "row": np.arange(3000, dtype=np.int64)}
+    )  # fmt: skip
+    codes = dp.bucket_codes(records, 3000, max_pairs=3000 * 2999 // 2)["code"].to_numpy()
+    assert codes.shape[0] == 3000 * 2999 // 2 and (np.diff(codes) > 0).all()
+    with pytest.raises(ns.lsh.TooManyPairsError, match="4,498,500 candidate pairs"):
+        dp.bucket_codes(records, 3000, max_pairs=1_000_000)
+
+
+def test_a_file_a_worker_cannot_open_is_reported_as_such(tmp_path):
+    missing = Piece(str(tmp_path / "elsewhere.csv"), 0)
+    part = read_partition((missing,), SETTINGS, Reading("text", None, "fail"))
+    assert part.n == 0 and "a Dask worker cannot read the input" in part.error
+    assert "shared storage" in part.error
