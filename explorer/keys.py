@@ -14,7 +14,7 @@ Python reads the state with :func:`new_presses`, which returns each press once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import streamlit as st
 
@@ -108,7 +108,7 @@ def new_presses(key: str, keys: Iterable[str]) -> list[str]:
     return out
 
 
-def listen(key: str, keys: Iterable[str]) -> None:
+def listen(key: str, keys: Iterable[str], on_press: Callable[[], None] | None = None) -> None:
     """Mount the listener (it draws nothing) for these keys.
 
     Parameters
@@ -117,6 +117,9 @@ def listen(key: str, keys: Iterable[str]) -> None:
         The component's key, as for :func:`new_presses`.
     keys : iterable of str
         The keys to send to Python.
+    on_press : callable, optional
+        Called before the rerun a press causes (like a button's ``on_click``); it reads
+        the presses with :func:`new_presses`.
     """
     try:
         _component()(
@@ -124,7 +127,7 @@ def listen(key: str, keys: Iterable[str]) -> None:
             data={"keys": list(keys)},
             default={"presses": []},
             height=0,
-            on_presses_change=lambda: None,
+            on_presses_change=on_press or (lambda: None),
         )
     except Exception:  # no browser (AppTest) or components unavailable: the buttons remain
         return
