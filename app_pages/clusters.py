@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import state
+from explorer import pair_view, state
 from explorer.diff import diff_html
+from nearsim import pair_jaccard
 from nearsim.clusters import cluster_table
 
 st.title("Clusters")
@@ -25,7 +26,7 @@ page = state.require_documents()
 settings, docs, run = page.settings, page.docs, page.run
 
 labels = run.get("clusters")
-table = cluster_table(labels)
+table = run.get("cluster_table")
 check = st.toggle(
     "Check every member against its cluster's first document",
     key="cluster_check",
@@ -87,15 +88,10 @@ pick = st.selectbox(
 row = table.iloc[pick]
 members = list(row["members"])[:50]
 first = members[0]
-flat = run.get("shingles")
-ref_set = set(flat.shingles_of(first))
-rows = []
-for d in members:
-    other = set(flat.shingles_of(d))
-    union = len(ref_set | other)
-    rows.append((d, len(ref_set & other) / union if union else 0.0))
+against = np.array([[first, d] for d in members[1:]], dtype=np.int64).reshape(-1, 2)
+jaccard = np.concatenate([[1.0], pair_jaccard(run.get("tokens"), against)])
 st.caption("Each member against the first document: words it added are green.")
-for d, jac in rows:
+for d, jac in zip(members, jaccard, strict=True):
     verdict = "" if jac >= settings.threshold else " — below t: the check detaches it"
     st.markdown(
         f"**{html.escape(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}"
@@ -109,6 +105,16 @@ for d, jac in rows:
 if len(row["members"]) > 50:
     st.caption(f"The first 50 of {len(row['members'])} members.")
 
+if len(against):
+    st.subheader("Why a member joined")
+    st.markdown(
+        "A member is in the cluster because a chain of accepted pairs links it to the first "
+        "document; here is how it compares with the first document itself."
+    )
+    pair_view.pick_and_explain(
+        page, pd.DataFrame(against, columns=["i", "j"]), "cluster_pair", "Explain a member"
+    )
+
 if detail is not None:
     with st.expander("Every checked member"):
         d = detail.copy()
@@ -118,5 +124,3 @@ if detail is not None:
             hide_index=True,
             width="stretch",
         )
-
-_ = np, pd  # used in type hints of helpers above

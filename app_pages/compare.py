@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import streamlit as st
 
 from explorer import charts, state
-from nearsim.hamming import distance_vs_jaccard
 
 st.title("Compare: SimHash")
 st.markdown(
@@ -49,20 +47,12 @@ st.caption(
 )
 
 st.subheader("Distance against similarity")
-pairs = run.get("sample")
-similar = pairs[pairs["jaccard"] >= 0.2]
-rest = pairs[pairs["jaccard"] < 0.2]
-shown = pd.concat(
-    [
-        similar.sample(min(len(similar), 3000), random_state=0),
-        rest.sample(min(len(rest), 2000), random_state=0),
-    ]
-)
-dist = distance_vs_jaccard(fps, shown)
+dist = run.get("distance_pairs")
 st.altair_chart(charts.distance_scatter(dist, settings.threshold), width="stretch")
+similar = int((dist["jaccard"] >= 0.2).sum())
 st.caption(
-    f"SimHash distance against exact Jaccard similarity: {min(len(similar), 3000):,} pairs "
-    f"with J ≥ 0.2 and {min(len(rest), 2000):,} of the {len(rest):,} below, drawn at random."
+    f"SimHash distance against exact Jaccard similarity: {similar:,} pairs with J ≥ 0.2 and "
+    f"{len(dist) - similar:,} below, drawn at random from the similarity sample."
 )
 
 st.subheader("Is the hash healthy?")
@@ -76,12 +66,17 @@ ours = run.get("health")
 broken = run.get("broken_health")
 left, right = st.columns(2)
 with left:
-    st.metric("Ours: mean distance of 100 documents", f"{ours.mean_distance:.1f} of 64")
+    st.metric(
+        f"Ours: mean distance of {ours.documents:,} documents", f"{ours.mean_distance:.1f} of 64"
+    )
     st.markdown("**Our SimHash**: share of documents with each bit set")
     st.altair_chart(charts.bit_shares(ours.bit_share), width="stretch")
     st.caption(ours.verdict)
 with right:
-    st.metric("Seed 000's hash: mean distance", f"{broken.mean_distance:.1f} of 64")
+    st.metric(
+        f"Seed 000's hash: mean distance of {broken.documents:,} documents",
+        f"{broken.mean_distance:.1f} of 64",
+    )
     st.markdown("**Seed 000's hash**: share of documents with each bit set")
     st.altair_chart(charts.bit_shares(broken.bit_share), width="stretch")
     st.caption(broken.verdict)

@@ -1,4 +1,5 @@
-"""Shingles & MinHash: a document's shingles, the hash functions, and what a signature is."""
+"""Shingles & MinHash: shingles, the hash functions, a pair's estimate, MinHash worked by
+hand, the estimator's spread, and how the shingle length k changes what is rare."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import state
-from nearsim.minhash import MinHasher, estimate_jaccard, standard_error
+from explorer import charts_teach, pair_view, state
+from nearsim.explain import estimate_spread, worked_example
+from nearsim.minhash import MinHasher
 
 st.title("Shingles & MinHash")
 st.markdown(
@@ -21,9 +23,9 @@ st.markdown(
 
 page = state.require_documents()
 settings, docs, run = page.settings, page.docs, page.run
-
-shingled = run.get("shingles")
+shingles = run.get("shingles")
 hasher = MinHasher(settings.num_perm, settings.hash_seed)
+KIND = "character" if settings.shingle_kind == "char" else "word"
 
 
 def _label(i: int) -> str:
@@ -31,33 +33,38 @@ def _label(i: int) -> str:
     return f"{docs.labels[i]} — {text[:70]}{'…' if len(text) > 70 else ''}"
 
 
-st.subheader("A document's shingles")
-doc = st.selectbox(
-    "Document", range(docs.n), format_func=_label, key="hash_doc", index=min(1, docs.n - 1)
-)
-sh = shingled.shingles_of(doc)
-kind = "character" if settings.shingle_kind == "char" else "word"
-st.caption(
-    f"{len(sh):,} distinct {kind} {settings.shingle_k}-grams, in order of first appearance "
-    "(spaces shown as ␣)."
-)
-st.code(
-    " · ".join(s.replace(" ", "␣") for s in sh[:400]) + (" …" if len(sh) > 400 else ""),
-    language=None,
-    wrap_lines=True,
-)
-
-left, right = st.columns(2)
-with left:
-    st.subheader("The first sixteen hash functions")
-    st.dataframe(hasher.parameters(16), hide_index=True, width="stretch")
-    st.caption(
-        f"a_i and b_i drawn with seed {settings.hash_seed}; MurmurHash3 itself always uses "
-        "seed 0. Change the hash seed in the sidebar to draw other functions."
+def shingles_tab() -> None:
+    doc = st.selectbox(
+        "Document", range(docs.n), format_func=_label, key="hash_doc", index=min(1, docs.n - 1)
     )
-with right:
-    st.subheader("Which shingle wins each position")
-    if sh:
+    sh = shingles.shingles_of(doc)
+    st.caption(
+        f"{len(sh):,} distinct {KIND} {settings.shingle_k}-grams, in order of first "
+        "appearance (spaces shown as ␣)."
+    )
+    st.code(
+        " · ".join(s.replace(" ", "␣") for s in sh[:400]) + (" …" if len(sh) > 400 else ""),
+        language=None,
+        wrap_lines=True,
+    )
+
+
+def hash_tab() -> None:
+    doc = st.session_state.get("hash_doc", min(1, docs.n - 1))
+    sh = shingles.shingles_of(doc)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**The first sixteen hash functions**")
+        st.dataframe(hasher.parameters(16), hide_index=True, width="stretch")
+        st.caption(
+            f"a_i and b_i drawn with seed {settings.hash_seed}; MurmurHash3 itself always "
+            "uses seed 0. Change the hash seed in the sidebar to draw other functions."
+        )
+    with right:
+        st.markdown(f"**Which shingle wins each position** of {docs.labels[doc]}")
+        if not sh:
+            st.info("This document has no shingles, so its signature is all 2³² − 1.")
+            return
         win = hasher.winners(sh, 16)
         win["shingle"] = win["shingle"].str.replace(" ", "␣")
         st.dataframe(
@@ -75,42 +82,134 @@ with right:
         )
         st.caption(
             "For each of the first sixteen functions, the shingle with the smallest hash "
-            "value — that value is the signature's entry at that position."
+            "value — that value is the signature's entry at that position. (The document "
+            "is the one chosen on the Shingles tab.)"
         )
-    else:
-        st.info("This document has no shingles, so its signature is all 2³² − 1.")
 
-st.subheader("A pair: estimate against the exact value")
-c1, c2 = st.columns(2)
-default_b = int(docs.parent[doc]) if docs.parent is not None and docs.parent[doc] >= 0 else 0
-a = c1.selectbox("First document", range(docs.n), format_func=_label, key="pair_a", index=default_b)
-b = c2.selectbox("Second document", range(docs.n), format_func=_label, key="pair_b", index=doc)
-sig = run.get("signatures")
-set_a, set_b = set(shingled.shingles_of(a)), set(shingled.shingles_of(b))
-union = len(set_a | set_b)
-exact = len(set_a & set_b) / union if union else 0.0
-est = estimate_jaccard(sig[a], sig[b])
-se = standard_error(exact, settings.num_perm)
-m1, m2, m3 = st.columns(3)
-m1.metric("Exact Jaccard", f"{exact:.3f}")
-m2.metric("MinHash estimate", f"{est:.3f} ± {standard_error(est, settings.num_perm):.3f}")
-m3.metric("Error in standard errors", "—" if se == 0 else f"{(est - exact) / se:+.1f}")
-agree = sig[a] == sig[b]
-st.caption(
-    f"The signatures agree at {int(agree.sum())} of {settings.num_perm} positions. The "
-    f"standard error at the exact value is {se:.3f}: about two in three estimates land "
-    "within one standard error."
+
+def pair_tab() -> None:
+    doc = st.session_state.get("hash_doc", min(1, docs.n - 1))
+    parent = docs.parent[doc] if docs.parent is not None else -1
+    c1, c2 = st.columns(2)
+    a = c1.selectbox(
+        "First document", range(docs.n), format_func=_label, key="pair_a",
+        index=int(parent) if parent >= 0 else 0,
+    )  # fmt: skip
+    b = c2.selectbox("Second document", range(docs.n), format_func=_label, key="pair_b", index=doc)
+    sig = run.get("signatures")
+    first32 = min(32, settings.num_perm)
+    agree = sig[a] == sig[b]
+    st.dataframe(
+        pd.DataFrame(
+            [sig[a][:first32], sig[b][:first32], np.where(agree[:first32], "=", "")],
+            index=["first", "second", "agree"],
+            columns=[str(i) for i in range(first32)],
+        ).astype(str),
+        width="stretch",
+    )
+    st.caption("The first 32 positions of both signatures; agreeing positions are marked =.")
+    pair_view.explain(page, a, b)
+
+    st.markdown("**The estimator's spread.** The same pair under 200 different hash seeds:")
+    spread = _spread(page, a, b)
+    st.altair_chart(charts_teach.estimate_spread(spread, settings.num_perm), width="stretch")
+    est = spread["estimate"]
+    st.caption(
+        f"Estimates of 200 seeds: mean {est.mean():.3f}, standard deviation {est.std():.3f}; "
+        f"theory: the exact J = {spread.attrs['jaccard']:.3f} and √(J(1 − J)/k) = "
+        f"{spread.attrs['standard_error']:.3f} with k = {settings.num_perm}. Raise k in the "
+        "sidebar to narrow it."
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner="Hashing the pair with 200 seeds…")
+def _cached_spread(digest: str, key: tuple, a: int, b: int, num_perm: int, _first, _second):
+    return estimate_spread(_first, _second, num_perm, seeds=200)
+
+
+def _spread(page, a: int, b: int) -> pd.DataFrame:
+    digest, key = page.run.key("shingles")
+    return _cached_spread(
+        digest, key, a, b, page.settings.num_perm, shingles.shingles_of(a), shingles.shingles_of(b)
+    )
+
+
+MMDS_SETS = [["a", "d"], ["c"], ["b", "d", "e"], ["a", "c", "d"]]
+
+
+def worked_tab() -> None:
+    st.markdown(
+        "MinHash by hand, as *Mining of Massive Datasets* (§3.3) works it. Four tiny sets, "
+        "their **characteristic matrix** (a row per element, a 1 where a set holds it), and "
+        "two hash functions that each stand for a random order of the rows. Visit the rows "
+        "one at a time: for every set with a 1 in that row, lower its signature entry to "
+        "the row's hash value if that is smaller. At the end each entry is the smallest hash "
+        "among the set's rows — the first row of that set in the function's order."
+    )
+    hashes = st.slider("Hash functions", 1, 8, 2, key="worked_hashes")
+    ex = worked_example(MMDS_SETS, num_hashes=hashes, seed=settings.hash_seed)
+    n_rows = ex.matrix.shape[0]
+    step = st.slider("Rows visited", 0, n_rows, n_rows, key="worked_step")
+    left, right = st.columns(2)
+    with left:
+        shown = pd.concat([ex.matrix, ex.hashes], axis=1)
+        st.dataframe(shown, width="stretch")
+        st.caption(
+            f"The characteristic matrix and h_i(row) = (a_i·row + b_i) mod {ex.p} for rows "
+            f"numbered 0 … {n_rows - 1}; (a_i, b_i) = "
+            + ", ".join(f"({a}, {b})" for a, b in ex.params)
+            + "."
+        )
+    with right:
+        sig = ex.steps[step - 1] if step else np.full(ex.signatures.shape, np.inf)
+        table = pd.DataFrame(sig, index=ex.hashes.columns, columns=ex.matrix.columns)
+        st.dataframe(table.map(lambda v: "∞" if np.isinf(v) else str(int(v))), width="stretch")
+        st.caption(
+            f"The signature matrix after {step} of {n_rows} rows"
+            + (f" (row {ex.matrix.index[step - 1]!r} just visited)." if step else ".")
+        )
+    if step == n_rows:
+        st.dataframe(ex.pairs.round(3), hide_index=True, width="stretch")
+        st.caption(
+            "Each pair of sets: the true Jaccard similarity, and the share of signature rows "
+            "where their columns agree. With so few hash functions the estimate is coarse; "
+            "with k of them its standard error is √(J(1 − J)/k)."
+        )
+
+
+def k_tab() -> None:
+    st.markdown(
+        "Shingles must be long enough that any given shingle is rare: if k is too small, "
+        "almost every shingle appears in many documents and unrelated documents look "
+        "alike. Measured on your documents for every k: the share of shingles found in one "
+        "document only, and the mean Jaccard similarity of random pairs that are not near "
+        "duplicates (it should be near 0)."
+    )
+    profile = run.get("k_profile")
+    st.altair_chart(
+        charts_teach.shingle_length(profile, settings.shingle_kind, settings.shingle_k),
+        width="stretch",
+    )
+    now = profile[profile["k"] == settings.shingle_k]
+    line = (
+        f" At k = {settings.shingle_k}: {float(now['share_in_one_document'].iloc[0]):.1%} of "
+        f"the shingles are in one document only, and unrelated pairs have a mean Jaccard of "
+        f"{float(now['mean_jaccard_unrelated'].iloc[0]):.3f}."
+        if len(now)
+        else ""
+    )
+    st.caption(
+        f"{KIND.capitalize()} k-grams on a random {int(profile['documents'].iloc[0]):,} of "
+        f"your documents (dashed: the k in use).{line}"
+    )
+
+
+tabs = st.tabs(
+    ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"],
+    key="minhash_tab",
+    on_change="rerun",  # lazy: only the open tab's content is computed
 )
-valid = run.get("valid")
-if not (valid[a] and valid[b]):
-    st.warning("At least one of these documents is below the minimum and has no signature.")
-first32 = min(32, settings.num_perm)
-st.dataframe(
-    pd.DataFrame(
-        [sig[a][:first32], sig[b][:first32], np.where(agree[:first32], "=", "")],
-        index=["first", "second", "agree"],
-        columns=[str(i) for i in range(first32)],
-    ).astype(str),
-    width="stretch",
-)
-st.caption("The first 32 positions of both signatures; agreeing positions are marked True.")
+for tab, draw in zip(tabs, (shingles_tab, hash_tab, pair_tab, worked_tab, k_tab), strict=True):
+    if tab.open is not False:
+        with tab:
+            draw()

@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, state
-from explorer.diff import side_by_side as show_pair
+from explorer import charts, charts_teach, pair_view, state
 
 st.title("Results")
 st.markdown(
@@ -24,7 +23,6 @@ page = state.require_documents()
 settings, docs, run = page.settings, page.docs, page.run
 
 ev = run.get("evaluation")
-shingled = run.get("shingles")
 
 
 def pct(x: float) -> str:
@@ -63,12 +61,6 @@ if len(truth):
     st.caption("True pairs by exact similarity: found by banding, or missed.")
 
 
-def exact_jaccard(i: int, j: int) -> float:
-    a, b = set(shingled.shingles_of(i)), set(shingled.shingles_of(j))
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
-
-
 def side_by_side(df: pd.DataFrame, value_cols: list[str], limit: int = 100) -> pd.DataFrame:
     rows = df.head(limit)
     return pd.DataFrame(
@@ -82,22 +74,6 @@ def side_by_side(df: pd.DataFrame, value_cols: list[str], limit: int = 100) -> p
     )
 
 
-def pair_detail(df: pd.DataFrame, key: str) -> None:
-    """Pick one pair of the table and read both texts side by side."""
-    rows = df.reset_index(drop=True)
-    pick = st.selectbox(
-        "Read a pair side by side",
-        range(len(rows)),
-        format_func=lambda q: f"{docs.labels[rows['i'][q]]} and {docs.labels[rows['j'][q]]}",
-        key=key,
-    )
-    i, j = int(rows["i"][pick]), int(rows["j"][pick])
-    show_pair(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
-    st.caption(
-        "Words only in the first are struck through in red; words only in the second are green."
-    )
-
-
 def missed_pairs() -> None:
     st.markdown(
         f"**{len(ev.missed):,}** true pairs never shared a whole band — raise the "
@@ -107,7 +83,7 @@ def missed_pairs() -> None:
         missed = ev.missed.sort_values("jaccard", ascending=False)
         st.dataframe(side_by_side(missed, ["jaccard"]), hide_index=True, width="stretch")
         st.caption(f"The {min(100, len(missed))} most similar of {len(missed):,} missed pairs.")
-        pair_detail(missed.head(100), "missed_pick")
+        pair_view.pick_and_explain(page, missed.head(100), "missed_pick", "Explain a missed pair")
     else:
         st.success("Banding found every true pair.")
 
@@ -118,14 +94,14 @@ def false_candidates() -> None:
         "the second step has to throw away."
     )
     if len(ev.false_candidates):
-        fc = ev.false_candidates.sort_values("estimate", ascending=False).head(100).copy()
-        fc["jaccard"] = [exact_jaccard(i, j) for i, j in zip(fc["i"], fc["j"], strict=True)]
+        table = ev.candidate_table.assign(jaccard=run.get("candidate_jaccard"))
+        fc = table[~table["true"]].sort_values("estimate", ascending=False).head(100)
         st.dataframe(side_by_side(fc, ["estimate", "jaccard"]), hide_index=True, width="stretch")
         st.caption(
             f"The {len(fc)} highest-estimate of {len(ev.false_candidates):,} false candidates, "
             "with their exact similarity."
         )
-        pair_detail(fc, "false_pick")
+        pair_view.pick_and_explain(page, fc, "false_pick", "Explain a false candidate")
     else:
         st.success("Every candidate is a true pair.")
 
@@ -135,13 +111,8 @@ def estimates() -> None:
     if not len(table):
         st.info("No candidates at these settings.")
         return
+    table = table.assign(jaccard=run.get("candidate_jaccard"))
     shown = table.sample(2000, random_state=0) if len(table) > 2000 else table.copy()
-    known = ev.true_table.set_index(["i", "j"])["jaccard"]
-    key = pd.MultiIndex.from_arrays([shown["i"], shown["j"]])
-    jac = known.reindex(key).to_numpy(dtype=np.float64, copy=True)  # writable under pandas 3
-    for q in np.flatnonzero(np.isnan(jac)):
-        jac[q] = exact_jaccard(int(shown["i"].iloc[q]), int(shown["j"].iloc[q]))
-    shown["jaccard"] = jac
     shown["verdict"] = np.select(
         [shown["true"] & shown["accepted"], shown["true"], shown["accepted"]],
         ["true pair, accepted", "true pair, rejected by estimate", "false, accepted"],
@@ -155,12 +126,29 @@ def estimates() -> None:
     )
 
 
+def how_exact() -> None:
+    st.markdown(
+        "An exact join does not compare every pair: it cuts away pairs that cannot reach t "
+        "before verifying the rest. **Prefix filter**: sort each document's shingles from "
+        "rarest to commonest; two documents that reach t must share one of the first few — "
+        "their prefix. **Length filter**: a set of size x cannot reach t with one smaller "
+        "than t·x. **Positional filter**: where in the two prefixes the shared shingle sits "
+        "bounds how many more they can share. What is left is verified exactly."
+    )
+    funnel = run.get("funnel")
+    st.altair_chart(charts_teach.join_funnel(funnel.table()), width="stretch")
+    st.caption(
+        f"Pairs left after each step of the exact join at t = {settings.threshold:g}, from "
+        "all pairs of documents to the true pairs (log scale)."
+    )
+
+
 tabs = st.tabs(
-    ["Missed pairs", "False candidates", "Estimate against exact"],
+    ["Missed pairs", "False candidates", "Estimate against exact", "How the truth is computed"],
     key="results_tab",
     on_change="rerun",  # lazy: only the open tab's content is computed
 )
-for tab, draw in zip(tabs, (missed_pairs, false_candidates, estimates), strict=True):
+for tab, draw in zip(tabs, (missed_pairs, false_candidates, estimates, how_exact), strict=True):
     if tab.open is not False:
         with tab:
             draw()

@@ -85,6 +85,15 @@ def write_address(settings: Settings) -> None:
         st.query_params.from_dict(wanted)
 
 
+def apply_settings(**changes) -> None:
+    """Set some settings from a page (a button's ``on_click``: it runs before the sidebar
+    is drawn, so the widgets show the new values); validated as Settings."""
+    new = current_settings().replace(**changes)
+    for name in FIELD_SPECS:
+        st.session_state[name] = getattr(new, name)
+    st.session_state[PROBLEMS] = []
+
+
 def _note(name: str, text: str) -> None:
     st.session_state.setdefault(NOTES, {})[SECTION_OF[name]] = text
 

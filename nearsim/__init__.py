@@ -27,7 +27,7 @@ from .documents import (
     read_document_file,
 )
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
-from .exact import exact_pairs, similarity_sample
+from .exact import JoinFunnel, exact_pairs, join_funnel, pair_jaccard
 from .example import example_corpus
 from .export import (
     Carry,
@@ -66,6 +66,8 @@ from .lsh import (
 from .minhash import MinHasher, estimate_jaccard, estimate_pairs, standard_error
 from .predict import (
     Prediction,
+    TunerComparison,
+    compare_tuners,
     predict,
     prediction_table,
     similarity_weights,
@@ -73,10 +75,12 @@ from .predict import (
 )
 from .presets import PRESETS, Preset, preset
 from .removal import removal_curve, removal_rates
+from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .shingles import shingles
 from .simhash import SimHasher, hamming_distance
 from .sizing import Throughput, measure_throughput, sizing
+from .tokens import TokenSets
 
 __version__ = "0.1.0"
 
@@ -91,6 +95,7 @@ __all__ = [
     "CorpusReport",
     "CsvInfo",
     "Evaluation",
+    "JoinFunnel",
     "MinHasher",
     "PeerConfig",
     "Prediction",
@@ -99,7 +104,9 @@ __all__ = [
     "SimHasher",
     "ThresholdChoice",
     "Throughput",
+    "TokenSets",
     "TooManyPairsError",
+    "TunerComparison",
     "best_threshold",
     "broken_simhash",
     "candidate_pairs",
@@ -109,6 +116,7 @@ __all__ = [
     "cluster_table",
     "clusters",
     "compare_simhash",
+    "compare_tuners",
     "csv_columns",
     "data_juicer_config",
     "datatrove_config",
@@ -131,10 +139,12 @@ __all__ = [
     "inspect_corpus",
     "inspect_csv",
     "iter_corpus",
+    "join_funnel",
     "label_curve",
     "labels_to_csv",
     "measure_throughput",
     "nemo_curator_config",
+    "pair_jaccard",
     "parse_paste",
     "peer_configs",
     "predict",

@@ -12,7 +12,7 @@ in which membership is one ``searchsorted``. These helpers take validated pairs
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.extending import intrinsic
 
 
@@ -27,6 +27,16 @@ def popcount64(typingctx, x):
         return builder.ctpop(args[0])
 
     return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def grow(arr):
+    """An int64 array twice as long starting with ``arr``'s values (for buffers that fill
+    up in compiled code; an explicit loop compiles quickly)."""
+    bigger = np.empty(arr.size * 2, np.int64)
+    for k in range(arr.size):
+        bigger[k] = arr[k]
+    return bigger
 
 
 def unique_int(values: np.ndarray, *, presorted_runs: bool = False) -> np.ndarray:

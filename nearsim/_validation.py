@@ -268,6 +268,7 @@ def check_pairs(
     n: int | None = None,
     ordered: bool = True,
     unique: bool = True,
+    distinct: bool = True,
 ) -> np.ndarray:
     """Pairs of document rows: integers, shape ``(m, 2)``, ``0 ≤ i < j < n``, no repeats.
 
@@ -281,6 +282,9 @@ def check_pairs(
         Require ``i < j`` in every row (else any two rows, in either order, even equal).
     unique : bool
         Require no pair to appear twice.
+    distinct : bool
+        With ``ordered=False``: require ``i != j`` (``False`` also accepts a document
+        paired with itself).
 
     Returns
     -------
@@ -288,7 +292,7 @@ def check_pairs(
     """
     bound = f"0 ≤ i < j < {n}" if n is not None else "0 ≤ i < j"
     if not ordered:
-        bound = bound.replace("i < j", "i, j")
+        bound = bound.replace("i < j", "i ≠ j" if distinct else "i, j")
     accepted = f"an integer array of shape (m, 2) with {bound}" + (", no repeats" if unique else "")
     if isinstance(value, pd.DataFrame):
         if not {"i", "j"} <= set(value.columns):
@@ -314,7 +318,7 @@ def check_pairs(
     high = MAX_DOCS if n is None else n - 1
     if int(arr.min()) < 0 or int(arr.max()) > high:
         raise _fail(name, value, accepted)
-    bad = i >= j if ordered else np.zeros(0, dtype=bool)
+    bad = (i >= j) if ordered else (i == j) & distinct
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
@@ -565,3 +569,91 @@ def check_fingerprints(value: Any, name: str = "fingerprints") -> np.ndarray:
             )
         return x.astype(np.uint64)
     return x.astype(np.uint64, copy=False)
+
+
+def check_labels(value: Any, name: str = "labels", n: int | None = None) -> np.ndarray:
+    """A label per document: a 1-D array of integers ≥ 0 (of length ``n`` if given).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+    """
+    size = "" if n is None else f" of length {n}"
+    accepted = f"a 1-D array of integers ≥ 0{size}, one label per document"
+    if not isinstance(value, np.ndarray | pd.Series | list | tuple):
+        raise _fail(name, value, accepted, wrong_type=True)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged lists
+        raise _fail(name, value, accepted, wrong_type=True) from None
+    if arr.size == 0 and arr.ndim == 1:
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise _fail(name, value, accepted, wrong_type=True)
+    if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
+        raise _fail(name, value, accepted)
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) > MAX_DOCS):
+        raise _fail(name, value, accepted)
+    return arr.astype(np.int64, copy=False)
+
+
+def _is_document(doc: Any) -> bool:
+    """A sized collection of shingles: not a str, bytes or mapping; arrays 1-D."""
+    if type(doc) is list:
+        return True
+    if isinstance(doc, str | bytes | bytearray | dict) or not hasattr(doc, "__iter__"):
+        return False
+    if isinstance(doc, np.ndarray):
+        return doc.ndim == 1
+    return hasattr(doc, "__len__")
+
+
+def check_shingle_sets(
+    value: Any,
+    name: str = "sets",
+    *,
+    accepted: str = "a list of shingle lists, one list of str per document",
+    strings: bool = False,
+) -> list:
+    """Documents given as their shingles: a sequence of collections of ``str``.
+
+    Parameters
+    ----------
+    value : object
+        A list, tuple, Series or 1-D array (or another iterable) with one entry per
+        document; each entry a list, tuple, set, frozenset or 1-D array of str.
+    name : str
+    accepted : str
+        What to call the accepted values in messages (callers that also take other
+        forms, such as prepared tokens, say so).
+    strings : bool
+        Also check every shingle is a ``str`` (one pass over all of them: callers do it
+        only to name the bad one after a faster path failed).
+
+    Returns
+    -------
+    list
+        The documents (the input itself when it is a list).
+    """
+    if (
+        isinstance(value, str | bytes | bytearray | dict)
+        or not hasattr(value, "__iter__")
+        or (isinstance(value, np.ndarray) and value.ndim != 1)
+    ):
+        raise _fail(name, value, accepted, wrong_type=True)
+    docs = value if isinstance(value, list) else list(value)
+    for k, doc in enumerate(docs):
+        if not _is_document(doc):
+            raise ArgumentTypeError(
+                f"{name}[{k}]={_shown(doc)} is not accepted; accepted: {accepted} "
+                "(each document a list, tuple, set or array of str, e.g. from nearsim.shingles)"
+            )
+    if strings:
+        for k, doc in enumerate(docs):
+            for s in doc:
+                if not isinstance(s, str):
+                    raise ArgumentTypeError(
+                        f"{name}[{k}] holds {_shown(s)} of type {type(s).__name__}, which is "
+                        f"not accepted; accepted: {accepted} (every shingle a str)"
+                    )
+    return docs

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -82,12 +83,14 @@ def settings_from_args(args: argparse.Namespace, names: Sequence[str] = tuple(FI
 
 
 def _plain(problem: str) -> str:
-    """A problem from ``parse_query`` in command-line words (options, not query keys)."""
+    """A problem from ``parse_query`` in command-line words: options, not query keys, and
+    nothing about the default a link would fall back to (the command stops instead)."""
     for name, spec in FIELD_SPECS.items():
         if problem.startswith(name):
             problem = spec.option + problem[len(name) :]
             break
-    return problem.replace("; using the default", "; the default would be")
+    problem = re.sub(r"; using (the default \S+|bands = \d+ and rows = \d+)$", "", problem)
+    return problem.replace("add auto_tune=false", "add --auto-tune false")
 
 
 def _dedup_parser(sub) -> None:

@@ -16,7 +16,6 @@ threshold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -24,46 +23,9 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ._hashing import FlatShingles, decode
-
-
-def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n={n!r} is not accepted; use an integer >= 0 (the number of documents)")
-    return int(n)
-
-
-def _pairs(pairs, n: int) -> np.ndarray:
-    if isinstance(pairs, pd.DataFrame):
-        if not {"i", "j"} <= set(pairs.columns):
-            raise ValueError(
-                "pairs as a DataFrame needs columns i and j, "
-                f"got {', '.join(map(str, pairs.columns))}"
-            )
-        arr = pairs[["i", "j"]].to_numpy()
-    else:
-        try:
-            arr = np.asarray(pairs)
-        except (TypeError, ValueError):
-            raise ValueError("pairs must be an integer array of shape (m, 2)") from None
-    if arr.size == 0 and arr.ndim <= 2 and (arr.ndim < 2 or arr.shape[1] in (0, 2)):
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"pairs must have shape (m, 2), got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"pairs must hold integer document numbers, got dtype {arr.dtype}")
-    if arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"pairs refers to document {arr.max()}, but n={n}")
-    arr = arr.astype(np.int64, copy=False)
-    lo, hi = int(arr.min()), int(arr.max())
-    if lo < 0 or hi >= n:
-        bad = lo if lo < 0 else hi
-        raise ValueError(
-            f"pairs refers to document {bad}, but n={n}; accepted: 0 to {n - 1}"
-            if n
-            else f"pairs refers to document {bad}, but n=0 (no documents)"
-        )
-    return arr
+from ._validation import check_labels, check_n, check_pairs, check_threshold
+from .exact import pair_jaccard
+from .tokens import checked_sets, n_documents
 
 
 def _friendly(labels: np.ndarray) -> np.ndarray:
@@ -92,7 +54,7 @@ def clusters(n: int, pairs) -> np.ndarray:
         Number of documents (>= 0).
     pairs : array_like of int, shape (m, 2), or DataFrame with columns i, j
         Accepted pairs; each row links two documents 0 <= i, j < n (order within a row
-        and repeats do not matter).
+        and repeats do not matter; a document paired with itself is harmless).
 
     Returns
     -------
@@ -106,27 +68,14 @@ def clusters(n: int, pairs) -> np.ndarray:
     >>> clusters(5, [[3, 4], [1, 3]]).tolist()
     [0, 1, 2, 1, 1]
     """
-    n = _check_n(n)
-    arr = _pairs(pairs, n)
+    n = check_n(n)
+    arr = check_pairs(pairs, "pairs", n=n, ordered=False, unique=False, distinct=False)
     if n == 0:
         return np.empty(0, dtype=np.int64)
     data = np.ones(arr.shape[0], dtype=np.int8)
     graph = coo_matrix((data, (arr[:, 0], arr[:, 1])), shape=(n, n)).tocsr()
     _, labels = connected_components(graph, directed=True, connection="weak")
     return _friendly(np.asarray(labels, dtype=np.int64))
-
-
-def _check_labels(labels) -> np.ndarray:
-    arr = np.asarray(labels)
-    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise ValueError(
-            f"labels must be a 1-D integer array (one per document), got dtype {arr.dtype} "
-            f"and shape {arr.shape}"
-        )
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"labels must be >= 0, got {int(arr.min())}")
-    return arr
 
 
 def cluster_table(labels) -> pd.DataFrame:
@@ -144,7 +93,7 @@ def cluster_table(labels) -> pd.DataFrame:
         default RangeIndex. Columns: cluster (int64, the label), size (int64), first
         (int64, smallest member), members (list of int, ascending).
     """
-    lab = _check_labels(labels)
+    lab = check_labels(labels)
     cols = {"cluster": [], "size": [], "first": [], "members": []}
     if lab.size:
         order = np.argsort(lab, kind="stable")
@@ -187,12 +136,7 @@ class ClusterCheck(NamedTuple):
     labels: np.ndarray
 
 
-def _jaccard(a: set, b: set) -> float:
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
-
-
-def check_clusters(labels, sets: Sequence[Sequence[str]], threshold) -> ClusterCheck:
+def check_clusters(labels, sets, threshold) -> ClusterCheck:
     """Check every cluster member against the cluster's first document.
 
     Transitive clusters can join the ends of a chain of small edits. For each cluster with
@@ -203,9 +147,10 @@ def check_clusters(labels, sets: Sequence[Sequence[str]], threshold) -> ClusterC
     ----------
     labels : array_like of int, shape (n,)
         A label per document (:func:`clusters`).
-    sets : sequence of sequences of str, length n, or FlatShingles
-        Each document's shingles (repeats ignored); only members of clusters with more
-        than one member are read.
+    sets : sequence of sequences of str, length n, or FlatShingles, or TokenSets
+        Each document's shingles (repeats ignored), as for :func:`nearsim.exact_pairs`;
+        from a list or FlatShingles only members of clusters with more than one member
+        are read.
     threshold : float
         Jaccard threshold, in (0, 1].
 
@@ -225,37 +170,24 @@ def check_clusters(labels, sets: Sequence[Sequence[str]], threshold) -> ClusterC
     >>> table["kept"].tolist(), new.tolist()
     ([True, True, False], [0, 0, 1])
     """
-    lab = _check_labels(labels)
-    if isinstance(sets, (str, bytes)) or not (
-        isinstance(sets, FlatShingles) or hasattr(sets, "__len__")
-    ):
-        raise ValueError("sets must be a list of shingle lists, one per document")
-    n_sets = sets.n_docs if isinstance(sets, FlatShingles) else len(sets)
-    if n_sets != lab.shape[0]:
-        raise ValueError(
-            f"sets has {n_sets} documents but labels has {lab.shape[0]}; they must match"
-        )
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
-        raise ValueError(f"threshold={threshold!r} is not accepted; use a number in (0, 1]")
-    t = float(threshold)
-    if not 0.0 < t <= 1.0:
-        raise ValueError(f"threshold={threshold!r} is not accepted; use a number in (0, 1]")
+    sets = checked_sets(sets)
+    lab = check_labels(labels, "labels", n=n_documents(sets))
+    t = check_threshold(threshold)
     groups = cluster_table(lab)
-    docs, cl, jac, kept = [], [], [], []
-    for c, members in zip(groups["cluster"].tolist(), groups["members"], strict=True):
-        ref = _as_set(sets, members[0])
-        for m in members:
-            j = 1.0 if m == members[0] else _jaccard(ref, _as_set(sets, m))
-            docs.append(m)
-            cl.append(c)
-            jac.append(j)
-            kept.append(m == members[0] or j >= t)
+    sizes = groups["size"].to_numpy(np.int64)
+    docs = np.asarray([d for m in groups["members"] for d in m], dtype=np.int64)
+    first = np.repeat(groups["first"].to_numpy(np.int64), sizes)
+    cl = np.repeat(groups["cluster"].to_numpy(np.int64), sizes)
+    jac = pair_jaccard(sets, np.stack([first, docs], axis=1))
+    is_first = docs == first
+    jac[is_first] = 1.0
+    kept = is_first | (jac >= t)
     table = pd.DataFrame(
         {
-            "doc": np.asarray(docs, dtype=np.int64),
-            "cluster": np.asarray(cl, dtype=np.int64),
-            "jaccard_to_first": np.asarray(jac, dtype=np.float64),
-            "kept": np.asarray(kept, dtype=bool),
+            "doc": docs,
+            "cluster": cl,
+            "jaccard_to_first": jac,
+            "kept": kept,
         }
     )
     table = table.sort_values(["cluster", "doc"], kind="stable").reset_index(drop=True)
@@ -264,12 +196,3 @@ def check_clusters(labels, sets: Sequence[Sequence[str]], threshold) -> ClusterC
     if detached.size:
         new[detached] = lab.max() + 1 + np.arange(detached.size, dtype=np.int64)
     return ClusterCheck(table, _friendly(new))
-
-
-def _as_set(sets, i: int) -> set:
-    if isinstance(sets, FlatShingles):
-        return set(decode(sets, i))
-    doc = sets[i]
-    if isinstance(doc, (str, bytes)) or not hasattr(doc, "__iter__"):
-        raise ValueError(f"document {i} is a {type(doc).__name__}, not a list of shingles")
-    return set(doc)

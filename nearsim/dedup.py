@@ -231,20 +231,19 @@ def dedup(
     sig_parts: list[np.ndarray] = []
     valid_parts: list[np.ndarray] = []
     reader = iter_corpus(paths, **read)
-    bar = clock.bar("documents read and signed", "docs")
-    with bar:
-        batches = iter(reader)
-        while True:
-            with clock.stage("read"):
-                batch = next(batches, None)
-            if batch is None:
-                break
+    batches = iter(reader)
+    with clock.stage("read"):
+        batch = next(batches, None)  # a bad first record stops the run before any progress
+    with clock.bar("documents read and signed", "docs") as bar:
+        while batch is not None:
             with clock.stage("signatures"):
                 run = Runner(batch["text"].tolist(), settings, digest="batch")
                 valid_parts.append(run.get(ROW_STAGES[1]))
                 sig_parts.append(run.get(ROW_STAGES[2]))
             ids.extend(batch["id"].tolist())
             bar.update(len(batch))
+            with clock.stage("read"):
+                batch = next(batches, None)
     valid = _concat(valid_parts, (0,), bool)
     sig = _concat(sig_parts, (0, settings.num_perm), np.uint32)
     del sig_parts, valid_parts

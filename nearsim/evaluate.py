@@ -33,9 +33,9 @@ from ._validation import (
     check_similarity,
     check_threshold,
 )
-from .exact import BAND_WIDTH, N_BANDS, similarity_band
 from .hamming import distance_histogram
 from .lsh import candidate_probability
+from .sample import BAND_WIDTH, N_BANDS, similarity_band
 from .simhash import BITS, _pair_distances, as_fingerprints
 
 
@@ -291,7 +291,7 @@ def rate_by_band(
     pairs : pandas.DataFrame
         Columns i, j, jaccard and optionally ``sampled`` (bool): pairs (``0 <= i < j``, no
         repeats) with their exact
-        similarity (all pairs, or a sample, e.g. from ``nearsim.exact.similarity_sample``).
+        similarity (all pairs, or a sample, e.g. from ``nearsim.similarity_sample``).
         Pairs that share no shingle may be left out and counted in
         ``pairs.attrs["zero_pairs"]``: they join the first band. When the frame lists
         every pair that shares a shingle (``attrs["mode"] == "all"``), a candidate that is

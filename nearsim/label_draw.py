@@ -22,7 +22,7 @@ from ._validation import (
     check_similarity,
     check_threshold,
 )
-from .exact import N_BANDS, similarity_band
+from .sample import N_BANDS, similarity_band
 
 
 def _pair_code(i: np.ndarray, j: np.ndarray) -> np.ndarray:

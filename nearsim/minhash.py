@@ -421,7 +421,7 @@ def estimate_pairs(signatures: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         As :func:`estimate_jaccard` for each pair (corrected for uint8 signatures).
     """
     sig = check_signatures(signatures)
-    pr = check_pairs(pairs, "pairs", n=sig.shape[0], ordered=False, unique=False)
+    pr = check_pairs(pairs, "pairs", n=sig.shape[0], ordered=False, unique=False, distinct=False)
     share = _agreement(np.ascontiguousarray(sig), pr[:, 0].copy(), pr[:, 1].copy())
     if sig.dtype == np.uint8:
         return correct_one_byte(share)

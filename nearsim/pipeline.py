@@ -3,7 +3,8 @@
 documents → shingles → signatures → band candidates → exact pairs → evaluation → clusters,
 plus the validity mask (``min_shingles``), the interned tokens of the exact join, the
 similarity sample, SimHash and the Compare view's figures, and the Threshold view's pairs
-(one join at J ≥ 0.5 for the removal rate at every threshold, the pairs near t to label).
+(every pair with J ≥ 0.5, read from the sample, for the removal rate at every threshold;
+the pairs near t to label).
 
 Each :class:`Stage` names its function, the stages it reads and the settings it uses
 directly. A stage's cache key is the documents' digest plus :func:`key_fields` — its own
@@ -33,19 +34,23 @@ import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
 from ._validation import check_choice, check_texts
-from .clusters import check_clusters, clusters
+from .clusters import check_clusters, cluster_table, clusters
 from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
-from .exact import N_BANDS, exact_pairs, similarity_band, similarity_sample
+from .exact import exact_pairs, join_funnel, pair_jaccard
 from .exact import warm_up as _warm_up_exact
-from .hamming import replay
+from .explain import shingle_length_profile
+from .hamming import distance_vs_jaccard, replay
 from .hash_health import broken_simhash, hash_health
 from .label_draw import draw_label_rounds, label_window
 from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
+from .predict import Prediction, predict, similarity_weights
 from .removal import DEFAULT_GRID as REMOVAL_GRID
 from .removal import removal_curve
+from .sample import N_BANDS, similarity_band, similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
+from .tokens import TokenSets
 
 SIMHASH_SEED = 1
 """SimHash fingerprints use one fixed seed: the Compare view is about the method."""
@@ -53,8 +58,8 @@ COMPARE_MAX_DISTANCE = 24
 BROKEN_DISTANCE = 12
 """The distance seed 000's filter used with its broken hash."""
 LOW_JOIN = float(REMOVAL_GRID[0])
-"""The ``low_pairs`` stage lists every pair with J ≥ this (0.5): the removal curve's
-lowest threshold, and the label window's pairs when t ≥ 0.7."""
+"""The ``low_pairs`` stage lists every pair with J ≥ this (0.5, the similarity sample's
+floor): the removal curve's lowest threshold, and the label window's pairs when t ≥ 0.7."""
 LABEL_SIDE = 4
 """Bands of 0.05 drawn from on each side of t's band: labels come from t ± 0.2."""
 LABEL_JOIN_FLOOR = 0.3
@@ -109,16 +114,6 @@ class Candidates:
     estimates: np.ndarray
 
 
-def _used(flat: FlatShingles, counts: np.ndarray, valid: np.ndarray) -> FlatShingles:
-    """The shingles with the documents outside ``valid`` emptied."""
-    if valid.all():
-        return flat
-    keep = np.repeat(valid, counts)
-    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.where(valid, counts, 0), out=offsets[1:])
-    return FlatShingles(flat.buf, flat.starts[keep], flat.ends[keep], offsets)
-
-
 # -- the stage functions: (settings, inputs...) -> value ----------------------------------
 def shingle_stage(settings: Settings, texts: Sequence[str]) -> Shingled:
     """Cut every document's distinct shingles (compiled code)."""
@@ -137,9 +132,10 @@ def valid_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
     return shingles.counts >= max(settings.min_shingles, 1)
 
 
-def tokens_stage(settings: Settings, shingles: Shingled, valid: np.ndarray) -> FlatShingles:
-    """The exact join's input: the used documents' shingles."""
-    return _used(shingles.flat, shingles.counts, valid)
+def tokens_stage(settings: Settings, shingles: Shingled) -> TokenSets:
+    """The exact join's input, interned once: every document's shingles as integer ids
+    ranked by how many documents hold them (``min_shingles`` only masks documents)."""
+    return TokenSets.from_shingles(shingles.flat)
 
 
 def signature_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
@@ -179,14 +175,38 @@ def cluster_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray) -
     return clusters(valid.shape[0], accepted)
 
 
-def exact_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
+def cluster_table_stage(settings: Settings, clusters: np.ndarray) -> pd.DataFrame:
+    """The clusters of two or more documents, largest first (``nearsim.cluster_table``)."""
+    return cluster_table(clusters)
+
+
+def exact_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
     """Every pair of used documents with exact Jaccard ≥ threshold (the ground truth)."""
-    return exact_pairs(tokens, settings.threshold)
+    return exact_pairs(tokens, settings.threshold, valid=valid)
 
 
-def sample_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
-    """Exact similarities across the whole range (the measured-rate chart's pairs)."""
-    return similarity_sample(tokens, threshold=settings.threshold, seed=0)
+def sample_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
+    """Exact similarities across the whole range, each row with the corpus pairs it stands
+    for (the measured-rate chart's pairs and the corpus-aware tuner's input). It does not
+    depend on the threshold."""
+    return similarity_sample(tokens, valid=valid, seed=0)
+
+
+def prediction_stage(settings: Settings, sample: pd.DataFrame) -> Prediction:
+    """What banding b × r is expected to do on this corpus (candidates, recall and
+    precision before and after the estimate filter), from its pair similarities."""
+    s, w = similarity_weights(sample)
+    return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm)
+
+
+def candidate_jaccard_stage(settings: Settings, tokens: TokenSets, candidates: Candidates):
+    """Exact Jaccard of every candidate pair (float64, shape (m,))."""
+    return pair_jaccard(tokens, candidates.pairs)
+
+
+def funnel_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray):
+    """How many pairs each filter of the exact join removed before verification."""
+    return join_funnel(tokens, settings.threshold, valid=valid)
 
 
 def evaluation_stage(settings: Settings, exact: pd.DataFrame, candidates: Candidates) -> Evaluation:
@@ -199,9 +219,20 @@ def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates)
     return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
 
 
-def check_stage(settings: Settings, clusters: np.ndarray, tokens: FlatShingles):
+def check_stage(settings: Settings, clusters: np.ndarray, tokens: TokenSets):
     """Every cluster member checked against its cluster's first document."""
     return check_clusters(clusters, tokens, settings.threshold)
+
+
+def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
+    """How the shingle length changes what is rare, on a sample of the documents."""
+    return shingle_length_profile(
+        texts,
+        kind=settings.shingle_kind,
+        lowercase=settings.lowercase,
+        remove_punctuation=settings.remove_punctuation,
+        collapse_whitespace=settings.collapse_whitespace,
+    )
 
 
 def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
@@ -232,6 +263,22 @@ def compare_stage(
     )
 
 
+def distance_pairs_stage(
+    settings: Settings, fingerprints: np.ndarray, sample: pd.DataFrame
+) -> pd.DataFrame:
+    """SimHash distance against exact Jaccard for a seeded draw of the sample's pairs: up
+    to 3,000 with J ≥ 0.2 and 2,000 below (a scatter plot's worth)."""
+    similar = sample[sample["jaccard"] >= 0.2]
+    rest = sample[sample["jaccard"] < 0.2]
+    drawn = pd.concat(
+        [
+            similar.sample(min(len(similar), 3000), random_state=0),
+            rest.sample(min(len(rest), 2000), random_state=0),
+        ]
+    ).sort_values(["i", "j"])
+    return distance_vs_jaccard(fingerprints, drawn)
+
+
 def health_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray):
     """Hash health of our SimHash: mean distance of unrelated documents, stuck bits."""
     return hash_health(fingerprints[valid])
@@ -252,10 +299,25 @@ def broken_replay_stage(settings: Settings, broken: np.ndarray, valid: np.ndarra
     return replay(broken[valid], BROKEN_DISTANCE)
 
 
-def low_pairs_stage(settings: Settings, tokens: FlatShingles) -> pd.DataFrame:
-    """Every pair of used documents with exact Jaccard ≥ :data:`LOW_JOIN` (one join that
-    every threshold from 0.5 up reads)."""
-    return exact_pairs(tokens, LOW_JOIN)
+def low_pairs_stage(
+    settings: Settings, tokens: TokenSets, valid: np.ndarray, sample: pd.DataFrame
+) -> pd.DataFrame:
+    """Every pair of used documents with exact Jaccard ≥ :data:`LOW_JOIN`, read from the
+    similarity sample (which lists every pair from its floor of 0.5 up), so no join runs
+    again; every threshold from 0.5 up reads it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns i, j (int64), jaccard (float64), sorted by (i, j), as ``exact_pairs``.
+    """
+    floor = sample.attrs.get("floor")
+    if sample.attrs.get("mode") != "all" and (floor is None or floor > LOW_JOIN):
+        return exact_pairs(tokens, LOW_JOIN, valid=valid)
+    keep = sample["jaccard"].to_numpy() >= LOW_JOIN
+    if "sampled" in sample:
+        keep &= ~sample["sampled"].to_numpy(bool)
+    return sample.loc[keep, ["i", "j", "jaccard"]].reset_index(drop=True)
 
 
 def removal_stage(settings: Settings, low_pairs: pd.DataFrame, valid: np.ndarray) -> pd.DataFrame:
@@ -272,7 +334,11 @@ def _in_window(frame: pd.DataFrame, low: float, high: float) -> pd.DataFrame:
 
 
 def label_pool_stage(
-    settings: Settings, tokens: FlatShingles, low_pairs: pd.DataFrame, sample: pd.DataFrame
+    settings: Settings,
+    tokens: TokenSets,
+    valid: np.ndarray,
+    low_pairs: pd.DataFrame,
+    sample: pd.DataFrame,
 ) -> pd.DataFrame:
     """The pairs to draw labels from: those with J in t ± 0.2 (:func:`label_window`).
 
@@ -298,7 +364,7 @@ def label_pool_stage(
         parts, complete = [_in_window(low_pairs, low, high)], low
     else:
         join_low = max(low, LABEL_JOIN_FLOOR)
-        joined = _in_window(exact_pairs(tokens, join_low), low, high)
+        joined = _in_window(exact_pairs(tokens, join_low, valid=valid), low, high)
         below = _in_window(sample, low, join_low)
         complete = join_low if floor is None else min(join_low, float(floor))
         parts = [joined, below]
@@ -367,7 +433,7 @@ STAGES: dict[str, Stage] = {
     for s in (
         Stage("shingles", shingle_stage, ("texts",), SHINGLE_FIELDS, "Cutting shingles", True),
         Stage("valid", valid_stage, ("shingles",), ("min_shingles",), "Applying the minimum"),
-        Stage("tokens", tokens_stage, ("shingles", "valid"), (), "Preparing the exact join"),
+        Stage("tokens", tokens_stage, ("shingles",), (), "Preparing the exact join", True),
         Stage("signatures", signature_stage, ("shingles",), ("num_perm", "hash_seed"),
               "Computing MinHash signatures", True),
         Stage("candidates", candidate_stage, ("signatures", "valid"), ("bands", "rows"),
@@ -375,21 +441,33 @@ STAGES: dict[str, Stage] = {
         Stage("accepted", accepted_stage, ("candidates",), ("threshold",),
               "Keeping candidates whose estimate reaches t"),
         Stage("clusters", cluster_stage, ("accepted", "valid"), (), "Grouping clusters"),
-        Stage("exact", exact_stage, ("tokens",), ("threshold",),
+        Stage("cluster_table", cluster_table_stage, ("clusters",), (), "Listing clusters"),
+        Stage("exact", exact_stage, ("tokens", "valid"), ("threshold",),
               "Exact ground truth (similarity join)", True),
-        Stage("sample", sample_stage, ("tokens",), ("threshold",),
+        Stage("sample", sample_stage, ("tokens", "valid"), (),
               "Exact similarities across the whole range", True),
         Stage("evaluation", evaluation_stage, ("exact", "candidates"), ("threshold",),
               "Scoring the candidates"),
         Stage("rates", rate_stage, ("sample", "candidates"), (),
               "Measuring candidate rates by similarity"),
+        Stage("prediction", prediction_stage, ("sample",),
+              ("threshold", "bands", "rows", "num_perm"), "Predicting from the corpus's pairs"),
+        Stage("candidate_jaccard", candidate_jaccard_stage, ("tokens", "candidates"), (),
+              "Exact Jaccard of the candidates"),
+        Stage("funnel", funnel_stage, ("tokens", "valid"), ("threshold",),
+              "Counting what each filter of the exact join removes", True),
         Stage("check", check_stage, ("clusters", "tokens"), ("threshold",),
               "Checking clusters against their first documents", True),
+        Stage("k_profile", k_profile_stage, ("texts",),
+              ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
+              "Measuring every shingle length", True),
         Stage("fingerprints", fingerprint_stage, ("shingles",), (),
               "Computing SimHash fingerprints", True),
         Stage("broken", broken_stage, ("texts",), (), "Seed 000's hash", True),
         Stage("compare", compare_stage, ("fingerprints", "exact", "candidates", "valid"), (),
               "SimHash against exact Jaccard at every distance", True),
+        Stage("distance_pairs", distance_pairs_stage, ("fingerprints", "sample"), (),
+              "SimHash distances of sampled pairs"),
         Stage("health", health_stage, ("fingerprints", "valid"), (), "Hash health"),
         Stage("broken_health", broken_health_stage, ("broken", "valid"), (),
               "Hash health of seed 000's hash"),
@@ -397,11 +475,12 @@ STAGES: dict[str, Stage] = {
               "Replaying documents one by one"),
         Stage("broken_replay", broken_replay_stage, ("broken", "valid"), (),
               "Replaying with seed 000's hash"),
-        Stage("low_pairs", low_pairs_stage, ("tokens",), (),
-              "Exact pairs with J ≥ 0.5 (similarity join)", True),
+        Stage("low_pairs", low_pairs_stage, ("tokens", "valid", "sample"), (),
+              "Exact pairs with J ≥ 0.5"),
         Stage("removal", removal_stage, ("low_pairs", "valid"), (),
               "Clusters at every threshold"),
-        Stage("label_pool", label_pool_stage, ("tokens", "low_pairs", "sample"), ("threshold",),
+        Stage("label_pool", label_pool_stage, ("tokens", "valid", "low_pairs", "sample"),
+              ("threshold",),
               "Exact pairs near t to label", True),
         Stage("label_draw", label_draw_stage, ("label_pool",), ("threshold",),
               "Drawing pairs to label"),

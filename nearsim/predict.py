@@ -52,6 +52,7 @@ from ._validation import (
     check_pair_weights,
     check_similarity,
     check_threshold,
+    check_weight,
 )
 
 
@@ -370,6 +371,79 @@ def tune_for(similarity, weight, threshold, num_perm, *, min_recall=0.95) -> lis
     rest = rest[np.lexsort((enum[rest], cand[rest], rec_key[rest]))]
     order = np.concatenate([first, rest])
     return [_prediction(int(bands[i]), int(rows[i]), corpus.true_pairs, sums[i]) for i in order]
+
+
+@dataclass(frozen=True)
+class TunerComparison:
+    """The area tuner's choice next to the recall tuner's, predicted on one corpus.
+
+    Attributes
+    ----------
+    areas : Prediction
+        ``nearsim.tune(threshold, num_perm, fp_weight, 1 − fp_weight)[0]``, predicted.
+    recall : list of Prediction
+        ``tune_for(..., min_recall)``'s best eight.
+    low_share : float
+        Share of the corpus's pairs (by weight) with similarity below ``low``: pairs that
+        no sensible banding makes candidates, yet that the false-positive area counts as
+        much as the pairs just below t.
+    near_share : float
+        Share of the pairs with similarity within 0.1 of the threshold (either side):
+        where the two tuners' choices differ in what they catch.
+    low : float
+    """
+
+    areas: Prediction
+    recall: list[Prediction]
+    low_share: float
+    near_share: float
+    low: float
+
+
+def compare_tuners(
+    similarity, weight, threshold, num_perm, fp_weight=0.5, *, min_recall=0.95, low=0.3
+) -> TunerComparison:
+    """What the area tuner and the recall tuner choose on this corpus, and why they differ.
+
+    Parameters
+    ----------
+    similarity, weight, threshold, num_perm
+        As for :func:`predict`.
+    fp_weight : float
+        The area tuner's false-positive weight (0 to 1).
+    min_recall : float
+        The recall tuner's target R.
+    low : float
+        Similarity below which a pair counts as "far from t", in (0, threshold).
+
+    Returns
+    -------
+    TunerComparison
+
+    Examples
+    --------
+    >>> c = compare_tuners([0.9, 0.85, 0.5, 0.1], [1, 1, 10, 1000], 0.8, 128)
+    >>> (c.areas.b, c.areas.r), (c.recall[0].b, c.recall[0].r), round(c.low_share, 3)
+    ((9, 13), (11, 10), 0.988)
+    """
+    from .lsh import tune
+
+    t = check_threshold(threshold)
+    k = check_num_perm(num_perm)
+    w_fp = check_weight(fp_weight, "fp_weight")
+    low = check_float(low, "low", low=0.0, high=t, low_open=True, high_open=True)
+    s = check_pair_similarity(similarity)
+    w = check_pair_weights(weight, s.shape[0])
+    best = tune(t, k, w_fp, 1.0 - w_fp)[0]
+    total = float(w.sum())
+    share = (lambda mask: float(w[mask].sum()) / total) if total > 0 else (lambda _: float("nan"))
+    return TunerComparison(
+        areas=predict(s, w, t, best.b, best.r, k),
+        recall=tune_for(s, w, t, k, min_recall=min_recall)[:8],
+        low_share=share(s < low),
+        near_share=share(np.abs(s - t) <= 0.1),
+        low=low,
+    )
 
 
 def prediction_table(predictions) -> pd.DataFrame:

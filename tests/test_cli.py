@@ -213,9 +213,15 @@ def test_options_beside_a_link_override_it(corpus, tmp_path):
 # -- exit codes and one-line messages ------------------------------------------------------
 BAD = [
     (["dedup", "{corpus}", "--out", "{out}", "--threshold", "2"], "--threshold.*0.05 to 0.99"),
-    (["dedup", "{corpus}", "--out", "{out}", "--num-perm", "abc"], "--num-perm.*not an integer"),
+    (
+        ["dedup", "{corpus}", "--out", "{out}", "--num-perm", "abc"],
+        r'--num-perm="abc" is not accepted \(an integer from 8 to 1024\)$',
+    ),
     (["dedup", "{corpus}", "--out", "{out}", "--auto-tune", "maybe"], "--auto-tune"),
-    (["dedup", "{corpus}", "--out", "{out}", "--bands", "20"], "ignored because auto_tune"),
+    (
+        ["dedup", "{corpus}", "--out", "{out}", "--bands", "20"],
+        "ignored because auto_tune is on.*add --auto-tune false",
+    ),
     (
         [
             "dedup",

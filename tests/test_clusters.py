@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from nearsim._hashing import text_shingles
 from nearsim.clusters import ClusterCheck, check_clusters, cluster_table, clusters
 from nearsim.shingles import shingles
+from nearsim.tokens import TokenSets
 
 HYP = settings(max_examples=80, deadline=None, derandomize=True)
 
@@ -99,10 +100,13 @@ def test_clusters_small_cases_and_inputs():
         (3, [1, 2], r"shape \(m, 2\)"),
         (3, [[0, 1, 2]], r"shape \(m, 2\)"),
         (3, [[0.0, 1.0]], "integer"),
-        (3, [[0, 3]], "document 3.*0 to 2"),
-        (3, [[-1, 0]], "document -1"),
-        (0, [[0, 1]], "n=0"),
+        (3, [[0, 3]], r"pairs=\[\[0, 3\]\] is not accepted; accepted: .*0 ≤ i, j < 3"),
+        (3, [[-1, 0]], r"pairs=\[\[-1, 0\]\] is not accepted"),
+        (0, [[0, 1]], "0 ≤ i, j < 0"),
         (3, pd.DataFrame({"a": [0], "b": [1]}), "columns i and j"),
+        (2**64, [], "n=18446744073709551616 is not accepted; accepted: an integer from 0"),
+        (2**31, [], "n=2147483648 is not accepted"),
+        (3, np.array([[0, 2**63]], dtype=np.uint64), "is not accepted"),
     ],
 )
 def test_clusters_bad_input(n, pairs, match):
@@ -121,7 +125,7 @@ def test_cluster_table():
     assert table["cluster"].tolist() == [labels[1], labels[0], labels[7]]
     empty = cluster_table(clusters(3, []))
     assert len(empty) == 0 and empty["size"].dtype == np.int64
-    with pytest.raises(ValueError, match="1-D integer"):
+    with pytest.raises(ValueError, match="labels=.* accepted: a 1-D array of integers"):
         cluster_table(np.zeros((2, 2), dtype=np.int64))
 
 
@@ -187,10 +191,12 @@ def test_check_clusters_detaches_the_far_end_of_a_chain():
     np.testing.assert_array_equal(
         new, clusters(n, [(a, b) for a in kept for b in kept if a < b] + [(o, o + 1)])
     )
-    # The same from FlatShingles.
-    flat_table, flat_new = check_clusters(labels, text_shingles(texts), t)
-    pd.testing.assert_frame_equal(flat_table, table)
-    np.testing.assert_array_equal(flat_new, new)
+    # The same from FlatShingles and from prepared tokens.
+    flat = text_shingles(texts)
+    for form in (flat, TokenSets.from_shingles(flat)):
+        flat_table, flat_new = check_clusters(labels, form, t)
+        pd.testing.assert_frame_equal(flat_table, table)
+        np.testing.assert_array_equal(flat_new, new)
 
 
 def test_check_clusters_nothing_to_check():
@@ -205,14 +211,16 @@ def test_check_clusters_nothing_to_check():
 @pytest.mark.parametrize(
     ("labels", "sets", "threshold", "match"),
     [
-        ([0, 0], [["a"]], 0.5, "sets has 1 documents but labels has 2"),
-        ([0, 0], "ab", 0.5, "list of shingle lists"),
-        ([0, 0], [["a"], ["b"]], 0, "threshold=0"),
-        ([0, 0], [["a"], ["b"]], 1.5, "threshold=1.5"),
-        ([0, 0], [["a"], ["b"]], "0.5", "threshold='0.5'"),
-        ([0.5, 0], [["a"], ["b"]], 0.5, "integer"),
-        ([-1, 0], [["a"], ["b"]], 0.5, ">= 0"),
-        ([0, 0], ["ab", ["b"]], 0.5, "document 0"),
+        ([0, 0], [["a"]], 0.5, r"labels=\[0, 0\] is not accepted; .* of length 1"),
+        ([0, 0], "ab", 0.5, "sets='ab' is not accepted; accepted: a list of shingle lists"),
+        ([0, 0], [["a"], ["b"]], 0, "threshold=0 is not accepted"),
+        ([0, 0], [["a"], ["b"]], 1.5, "threshold=1.5 is not accepted"),
+        ([0, 0], [["a"], ["b"]], "0.5", "threshold='0.5' is not accepted"),
+        ([0.5, 0], [["a"], ["b"]], 0.5, "accepted: a 1-D array of integers"),
+        ([-1, 0], [["a"], ["b"]], 0.5, "integers ≥ 0"),
+        ([[0, 0]], [["a"], ["b"]], 0.5, "a 1-D array"),
+        ([0, 0], ["ab", ["b"]], 0.5, r"sets\[0\]='ab' is not accepted"),
+        ([0, 0], [["a"], [1]], 0.5, r"sets\[1\] holds 1 of type int"),
     ],
 )
 def test_check_clusters_bad_input(labels, sets, threshold, match):

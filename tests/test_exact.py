@@ -1,4 +1,4 @@
-"""Exact ground truth: nearsim.exact.exact_pairs and similarity_sample."""
+"""Exact ground truth: exact_pairs, the threshold rule, pair_jaccard and the join funnel."""
 
 from __future__ import annotations
 
@@ -12,22 +12,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import nearsim.exact as exact_module
+import nearsim as ns
+from nearsim import _join
+from nearsim._hashing import flatten
+from nearsim._intern import _factorize_part
 from nearsim.exact import (
     exact_pairs,
-    similarity_band,
-    similarity_sample,
-    threshold_fraction,
+    join_funnel,
+    overlap_tables,
+    pair_jaccard,
+    threshold_cut,
     warm_up,
 )
+from nearsim.tokens import TokenSets
 
 METHODS = ("brute", "ppjoin", "auto")
 
 
-def reference(sets, threshold) -> list[tuple[int, int, float]]:
-    """Plain Python: every pair with inter/union >= the threshold's decimal value."""
-    t = threshold if isinstance(threshold, Fraction) else Fraction(repr(float(threshold)))
-    docs = [set(d) for d in sets]
+def reference(sets, threshold, valid=None) -> list[tuple[int, int, float]]:
+    """Plain Python: every pair sharing a shingle whose float inter/union is >= t."""
+    docs = [set(d) if valid is None or valid[k] else set() for k, d in enumerate(sets)]
     out = []
     for i in range(len(docs)):
         for j in range(i + 1, len(docs)):
@@ -35,7 +39,7 @@ def reference(sets, threshold) -> list[tuple[int, int, float]]:
             if inter == 0:
                 continue
             union = len(docs[i] | docs[j])
-            if Fraction(inter, union) >= t:
+            if inter / union >= threshold:
                 out.append((i, j, inter / union))
     return out
 
@@ -57,20 +61,6 @@ def check_frame(df: pd.DataFrame) -> None:
 def family(rng: random.Random, n: int, alphabet: int, sizes) -> list[list[str]]:
     letters = [f"s{k}" for k in range(alphabet)]
     return [rng.sample(letters, min(rng.choice(sizes), alphabet)) for _ in range(n)]
-
-
-# --------------------------------------------------------------------------- the join
-
-
-@pytest.mark.parametrize("method", METHODS)
-def test_small_examples_match_reference(method):
-    rng = random.Random(7)
-    for _ in range(60):
-        sets = family(rng, rng.randint(0, 25), rng.randint(1, 30), (0, 1, 2, 5, 10, 20))
-        for t in (0.7, 0.6, 0.8, 1 / 3, 0.5, 1.0, 0.05, 1e-9):
-            df = exact_pairs(sets, t, method=method)
-            check_frame(df)
-            assert rows(df) == reference(sets, t)
 
 
 @st.composite
@@ -95,9 +85,46 @@ def set_families(draw):
     return sets
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sets=set_families(), t=st.sampled_from([0.7, 0.6, 0.8, 1 / 3, 0.5, 0.9, 0.75, 1.0]))
+@st.composite
+def boundary_thresholds(draw):
+    """A fraction a/b (b <= 80, so a pair of the families can sit exactly on it) as the
+    nearest float, or the float just above or just below it."""
+    b = draw(st.integers(1, 80))
+    a = draw(st.integers(1, b))
+    t = a / b
+    step = draw(st.sampled_from([0, 1, -1]))
+    if step == 1 and t < 1.0:
+        t = math.nextafter(t, 2.0)
+    elif step == -1:
+        t = math.nextafter(t, 0.0)
+    return t
+
+
+THRESHOLDS = st.one_of(
+    st.sampled_from([0.7, 0.6, 0.8, 1 / 3, 0.5, 0.9, 0.75, 1.0, 0.8000001]),
+    boundary_thresholds(),
+)
+
+
+# --------------------------------------------------------------------------- the join
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_small_examples_match_reference(method):
+    rng = random.Random(7)
+    for _ in range(60):
+        sets = family(rng, rng.randint(0, 25), rng.randint(1, 30), (0, 1, 2, 5, 10, 20))
+        for t in (0.7, 0.6, 0.8, 1 / 3, 0.5, 1.0, 0.05, 1e-9, 5e-324):
+            df = exact_pairs(sets, t, method=method)
+            check_frame(df)
+            assert rows(df) == reference(sets, t)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), t=THRESHOLDS)
 def test_join_equals_brute_force(sets, t):
+    """Brute and PPJoin agree with each other and with Python, at thresholds on, just
+    above and just below the fractions the pairs can take."""
     brute = exact_pairs(sets, t, method="brute")
     pp = exact_pairs(sets, t, method="ppjoin")
     pd.testing.assert_frame_equal(brute, pp)
@@ -105,18 +132,30 @@ def test_join_equals_brute_force(sets, t):
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(sets=set_families(), t=st.sampled_from([0.7, 0.6, 0.8, 1 / 3, 0.5, 0.9]))
+@given(sets=set_families(), t=THRESHOLDS)
 def test_hashed_and_hybrid_paths_equal_brute_force(sets, t):
     """Small alphabets use exact bitsets; force the paths large vocabularies take: the
     hashed bitmap bound in ppjoin, bitsets plus rare-shingle postings in brute."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(exact_module, "_EXACT_VOCAB", 0)
-        mp.setattr(exact_module, "_BRUTE_FREQUENT_BITS", 64)
-        mp.setattr(exact_module, "_HASHED_BITS", 64)
+        mp.setattr(_join, "_EXACT_VOCAB", 0)
+        mp.setattr(_join, "_BRUTE_FREQUENT_BITS", 64)
+        mp.setattr(_join, "_HASHED_BITS", 64)
         brute = exact_pairs(sets, t, method="brute")
         pp = exact_pairs(sets, t, method="ppjoin")
     pd.testing.assert_frame_equal(brute, pp)
     assert rows(pp) == reference(sets, t)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), t=THRESHOLDS, data=st.data())
+def test_valid_mask_leaves_documents_out(sets, t, data):
+    """Documents outside the mask are in no pair: the same as emptying them."""
+    valid = np.array(data.draw(st.lists(st.booleans(), min_size=len(sets), max_size=len(sets))))
+    valid = valid.astype(bool).reshape(len(sets))
+    want = reference(sets, t, valid)
+    tokens = TokenSets.from_shingles(sets)
+    for method in ("brute", "ppjoin"):
+        assert rows(exact_pairs(tokens, t, method=method, valid=valid)) == want
 
 
 def test_large_vocabulary_paths():
@@ -133,7 +172,7 @@ def test_large_vocabulary_paths():
         else:
             d = rng.choice(vocab, size=int(rng.integers(20, 80)), p=weights).tolist()
         sets.append(list(dict.fromkeys(d)))
-    assert len(set().union(*map(set, sets))) > exact_module._EXACT_VOCAB
+    assert len(set().union(*map(set, sets))) > _join._EXACT_VOCAB
     for t in (0.3, 0.6):
         want = reference(sets, t)
         for method in METHODS:
@@ -147,44 +186,130 @@ def test_large_vocabulary_paths():
         (0.7, 20, 14),
         (0.6, 10, 6),
         (0.6, 30, 18),
-        (0.8, 70, 56),
+        (0.8, 70, 56),  # float(0.8) is a hair above 4/5: the pair is still in
         (0.8, 20, 16),
         (1 / 3, 30, 10),
         (0.5, 20, 10),
         (0.3, 10, 3),
+        (0.9, 20, 18),  # float(0.9) is above 9/10 too
     ],
 )
 @pytest.mark.parametrize("method", METHODS)
 def test_pairs_exactly_on_the_threshold_are_kept(t, size, inter, method):
-    """A pair whose inter/union is exactly the threshold's decimal value is included.
+    """A pair whose Jaccard is the threshold's fraction is in; at the next float up, out.
 
     x and y are equal-size sets; inter/union = t exactly needs union = inter / t.
     """
-    union = Fraction(inter) / Fraction(repr(t)) if t != 1 / 3 else Fraction(inter * 3)
-    assert union.denominator == 1
-    union = int(union)
+    union = round(inter / t)
+    assert inter / union == t
     own = union - inter  # shingles not shared, split between x and y
     x = [f"c{k}" for k in range(inter)] + [f"x{k}" for k in range(own // 2)]
     y = [f"c{k}" for k in range(inter)] + [f"y{k}" for k in range(own - own // 2)]
     sets = [x, y, x[: len(x) // 2]]
     df = exact_pairs(sets, t, method=method)
-    assert (0, 1) in set(zip(df["i"], df["j"], strict=True))
     row = df[(df["i"] == 0) & (df["j"] == 1)]
-    assert row["jaccard"].iloc[0] == inter / union
-    # just above the fraction, the pair is gone
-    above = math.nextafter(float(Fraction(inter, union)), 2.0)
-    if above <= 1.0 and threshold_fraction(above) > Fraction(inter, union):
-        df2 = exact_pairs(sets, above, method=method)
-        assert (0, 1) not in set(zip(df2["i"], df2["j"], strict=True))
+    assert row["jaccard"].tolist() == [inter / union]
+    df2 = exact_pairs(sets, math.nextafter(t, 2.0), method=method)
+    assert (0, 1) not in set(zip(df2["i"], df2["j"], strict=True))
 
 
-def test_threshold_fraction_reads_decimals_exactly():
-    assert threshold_fraction(0.7) == Fraction(7, 10)
-    assert threshold_fraction(0.8) == Fraction(4, 5)
-    assert threshold_fraction(1 / 3) == Fraction(1, 3)
-    assert threshold_fraction(1) == Fraction(1)
-    assert threshold_fraction(np.float32(0.7)) == Fraction(7, 10)
-    assert threshold_fraction(Fraction(2, 7)) == Fraction(2, 7)
+@pytest.mark.parametrize("method", METHODS)
+def test_threshold_is_not_rounded(method):
+    """The issue's example: J = 4/5 is in at 0.8, out at 0.8000001 (which a denominator
+    limited to 10**6 rounded to 4/5)."""
+    sets = [list("abcd"), list("abcde")]
+    assert rows(exact_pairs(sets, 0.8, method=method)) == [(0, 1, 0.8)]
+    assert len(exact_pairs(sets, 0.8000001, method=method)) == 0
+    assert len(exact_pairs(sets, 0.7999999, method=method)) == 1
+
+
+# --------------------------------------------------------------------------- the rule
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    t=st.one_of(
+        st.floats(min_value=0.0, max_value=1.0, exclude_min=True),
+        boundary_thresholds(),
+    ),
+    inter=st.integers(1, 10**6),
+    extra=st.integers(0, 10**6),
+)
+def test_cut_decides_exactly_like_the_float(t, inter, extra):
+    """float(J) >= t exactly when J >= cut, for every J the join can see."""
+    union = inter + extra
+    cut = threshold_cut(t)
+    assert (Fraction(inter, union) >= cut) == (inter / union >= t)
+    assert Fraction(math.nextafter(t, 0.0)) < cut <= Fraction(t)
+
+
+@settings(max_examples=200, deadline=None)
+@given(t=st.one_of(st.floats(0.0, 1.0, exclude_min=True), boundary_thresholds()))
+def test_overlap_tables_are_exact(t):
+    """Each table entry against the definition, in Python fractions."""
+    cut = threshold_cut(t)
+    size = 300
+    min_overlap, min_size = overlap_tables(cut, size)
+    assert min_overlap.dtype == np.int64 and min_overlap.shape == (2 * size + 2,)
+    assert min_size.dtype == np.int64 and min_size.shape == (size + 2,)
+    for s in range(2 * size + 2):
+        assert min_overlap[s] == max(1, math.ceil(cut * s / (1 + cut))), s
+    for length in range(size + 2):
+        assert min_size[length] == max(1, math.ceil(cut * length)), length
+
+
+def test_overlap_tables_for_long_documents():
+    """Sizes far beyond the float fast path's easy range stay exact (spot checks)."""
+    cut = threshold_cut(0.8)
+    size = 200_000
+    min_overlap, min_size = overlap_tables(cut, size)
+    for s in [*range(0, 50), *range(2 * size - 50, 2 * size + 2), 9 * 12345, 9 * 12345 + 1]:
+        assert min_overlap[s] == max(1, math.ceil(cut * s / (1 + cut))), s
+    for length in [*range(0, 50), *range(size - 50, size + 2), 5 * 4321]:
+        assert min_size[length] == max(1, math.ceil(cut * length)), length
+    assert np.all(np.diff(min_overlap) >= 0) and np.all(np.diff(min_overlap) <= 1)
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.5, float("nan"), float("inf"), "0.5", None, True])
+def test_bad_thresholds_are_refused(bad):
+    with pytest.raises(ValueError, match=r"threshold=.* is not accepted; accepted: .*\(0, 1\]"):
+        exact_pairs([["a"], ["a"]], bad)
+
+
+@pytest.mark.parametrize("bad", ["fast", "", None, "PPJOIN", 1])
+def test_bad_methods_are_refused(bad):
+    with pytest.raises(ValueError, match=r"method=.* accepted: one of 'auto', 'brute', 'ppjoin'"):
+        exact_pairs([["a"], ["a"]], 0.5, method=bad)
+
+
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [
+        ("just a string", r"sets='just a string' is not accepted; accepted: a list of shingle"),
+        (["abc", "abd"], r"sets\[0\]='abc' is not accepted"),  # texts, not shingle lists
+        ([["a"], "ab"], r"sets\[1\]='ab' is not accepted"),
+        ([["a"], [1, 2]], r"sets\[1\] holds 1 of type int"),
+        ([["a", None]], r"sets\[0\] holds None of type NoneType"),
+        ([[b"ab"]], r"sets\[0\] holds b'ab' of type bytes"),
+        (5, r"sets=5 is not accepted"),
+        ([["a"], 5], r"sets\[1\]=5 is not accepted"),
+        ([{"a": 1}], r"sets\[0\]=\{'a': 1\} is not accepted"),
+        (np.array([["a", "b"]]), r"sets=array\(shape=\(1, 2\)"),
+    ],
+)
+def test_bad_sets_are_refused(bad, match):
+    with pytest.raises(TypeError, match=match):
+        exact_pairs(bad, 0.5)
+    with pytest.raises(ValueError, match=match):  # ArgumentTypeError is both
+        exact_pairs(bad, 0.5)
+
+
+@pytest.mark.parametrize(
+    "bad", [np.ones(2, dtype=int), [True], np.ones(3, dtype=bool), "yes", np.ones((2, 1), bool)]
+)
+def test_bad_masks_are_refused(bad):
+    with pytest.raises(ValueError, match=r"valid=.* accepted: a boolean array of shape \(2,\)"):
+        exact_pairs([["a"], ["a"]], 0.5, valid=bad)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -195,40 +320,6 @@ def test_empty_documents_are_never_paired(method):
     assert len(exact_pairs([[], [], []], 0.5, method=method)) == 0
     assert len(exact_pairs([], 0.5, method=method)) == 0
     assert len(exact_pairs([["a"]], 0.5, method=method)) == 0
-
-
-@pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.5, float("nan"), float("inf"), "0.5", None, True])
-def test_bad_thresholds_are_refused(bad):
-    with pytest.raises(ValueError, match="threshold") as info:
-        exact_pairs([["a"], ["a"]], bad)
-    assert "(0, 1]" in str(info.value)
-    assert repr(bad) in str(info.value)
-
-
-@pytest.mark.parametrize("bad", ["fast", "", None, "PPJOIN", 1])
-def test_bad_methods_are_refused(bad):
-    with pytest.raises(ValueError, match="method") as info:
-        exact_pairs([["a"], ["a"]], 0.5, method=bad)
-    assert "auto" in str(info.value) and "ppjoin" in str(info.value)
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        "just a string",
-        ["abc", "abd"],  # texts instead of shingle lists
-        [["a"], "ab"],
-        [["a"], [1, 2]],
-        [["a", None]],
-        [[b"ab"]],
-        5,
-        [["a"], 5],
-        [{"a": 1}],
-    ],
-)
-def test_bad_sets_are_refused(bad):
-    with pytest.raises(ValueError):
-        exact_pairs(bad, 0.5)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -264,49 +355,37 @@ def test_unicode_and_long_shingles(method, nul):
 def test_tuples_sets_and_arrays_are_accepted():
     lists = [["a", "b", "c"], ["a", "b", "d"], ["x"]]
     want = exact_pairs(lists, 0.5)
+    assert rows(want) == [(0, 1, 0.5)]
     for conv in (tuple, set, frozenset, lambda d: np.array(d, dtype=object), np.array):
         pd.testing.assert_frame_equal(exact_pairs([conv(d) for d in lists], 0.5), want)
     pd.testing.assert_frame_equal(exact_pairs(tuple(lists), 0.5), want)
     pd.testing.assert_frame_equal(exact_pairs(pd.Series(lists), 0.5), want)
+    pd.testing.assert_frame_equal(exact_pairs(iter(lists), 0.5), want)
 
 
-def test_flat_shingles_input_gives_the_same_pairs():
-    hashing = pytest.importorskip("nearsim._hashing")
+def test_every_input_form_gives_the_same_pairs():
     rng = random.Random(3)
     sets = family(rng, 200, 60, (5, 10, 20))
     sets[5] = []
-    sets[17] = ["ünï", "cödé", "x" * 30] + sets[17]
-    flat = hashing.flatten(sets)
+    sets[17] = ["ünï", "cödé", "x" * 30, *sets[17]]
+    flat = flatten(sets)
+    tokens = TokenSets.from_shingles(flat)
     for method in METHODS:
+        want = exact_pairs(sets, 0.4, method=method)
+        assert len(want) > 0
+        pd.testing.assert_frame_equal(exact_pairs(flat, 0.4, method=method), want)
+        pd.testing.assert_frame_equal(exact_pairs(tokens, 0.4, method=method), want)
+
+
+def test_one_token_object_serves_every_threshold():
+    """Joins at several thresholds from one TokenSets equal joins from the lists."""
+    rng = random.Random(8)
+    sets = family(rng, 300, 50, (5, 10, 20, 40))
+    tokens = TokenSets.from_shingles(sets)
+    for t in (0.9, 0.3, 0.6, 0.3):
         pd.testing.assert_frame_equal(
-            exact_pairs(flat, 0.4, method=method), exact_pairs(sets, 0.4, method=method)
+            exact_pairs(tokens, t, method="ppjoin"), exact_pairs(sets, t, method="brute")
         )
-
-
-def test_repeated_flat_shingles_reuse_their_tokens_safely():
-    hashing = pytest.importorskip("nearsim._hashing")
-    rng = random.Random(4)
-    sets = family(rng, 120, 50, (5, 10, 20))
-    flat = hashing.flatten(sets)
-    buf = np.frombuffer(flat.buf.tobytes(), dtype=np.uint8)  # read-only: may be reused
-    ro = hashing.FlatShingles(buf, flat.starts, flat.ends, flat.doc_offsets)
-    first = exact_pairs(ro, 0.4)
-    again = exact_pairs(hashing.FlatShingles(buf, ro.starts.copy(), ro.ends, ro.doc_offsets), 0.4)
-    pd.testing.assert_frame_equal(first, exact_pairs(sets, 0.4))
-    pd.testing.assert_frame_equal(again, first)
-    # other spans over the same buffer are not mistaken for the cached ones
-    fewer = hashing.FlatShingles(buf, ro.starts[:-1], ro.ends[:-1], ro.doc_offsets.copy())
-    fewer.doc_offsets[-1] -= 1
-    last = len(sets) - 1
-    want = exact_pairs([*sets[:last], sets[last][:-1]], 0.4)
-    pd.testing.assert_frame_equal(exact_pairs(fewer, 0.4), want)
-    # a writable buffer is never reused: change it and the answer follows
-    wbuf = flat.buf.copy()
-    rw = hashing.FlatShingles(wbuf, flat.starts, flat.ends, flat.doc_offsets)
-    exact_pairs(rw, 0.4)
-    wbuf[:] = ord("z")
-    zs = [["z" * len(s) for s in d] for d in sets]
-    pd.testing.assert_frame_equal(exact_pairs(rw, 0.4), exact_pairs(zs, 0.4))
 
 
 def test_larger_corpus_both_methods_agree():
@@ -329,143 +408,112 @@ def test_larger_corpus_both_methods_agree():
         assert len(pp) > 100
 
 
-# --------------------------------------------------------------------------- the sample
-
-
-def _sets_for_sample(n: int, seed: int = 5) -> list[list[str]]:
-    rng = random.Random(seed)
-    sets = family(rng, n, 120, (4, 8, 16, 30))
-    for k in range(1, n, 3):  # near copies so every band has pairs
-        base = list(sets[rng.randrange(k)])
-        for _ in range(rng.randint(0, 6)):
-            base[rng.randrange(len(base))] = f"s{rng.randrange(120)}"
-        sets[k] = list(dict.fromkeys(base))
-    sets[2] = []
-    return sets
+# --------------------------------------------------------------------------- pair_jaccard
 
 
 def _jaccard(a, b) -> float:
     a, b = set(a), set(b)
-    return len(a & b) / len(a | b)
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
 
 
-def test_sample_lists_every_pair_below_the_limit():
-    sets = _sets_for_sample(150)
-    df = similarity_sample(sets, threshold=0.8)
-    check_frame(df)
-    assert df["sampled"].dtype == bool and not df["sampled"].any()
-    full = reference(sets, Fraction(1, 10**9))
-    assert rows(df[["i", "j", "jaccard"]]) == full
-    m = sum(1 for d in sets if d)
-    assert df.attrs["mode"] == "all"
-    assert df.attrs["population"] == m * (m - 1) // 2
-    assert df.attrs["zero_pairs"] == df.attrs["population"] - len(df)
-    assert 2 not in set(df["i"]) | set(df["j"])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), data=st.data())
+def test_pair_jaccard_equals_python_sets(sets, data):
+    if not sets:
+        sets = [[]]
+    n = len(sets)
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
+    want = [_jaccard(sets[a], sets[b]) for a, b in pairs]
+    arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    for form in (sets, flatten(sets), TokenSets.from_shingles(sets)):
+        got = pair_jaccard(form, arr)
+        assert got.dtype == np.float64 and got.shape == (len(pairs),)
+        assert got.tolist() == want
 
 
-def test_sample_above_the_limit():
-    sets = _sets_for_sample(400)
-    df = similarity_sample(sets, threshold=0.8, all_pairs_limit=100, sample_size=5000, seed=3)
-    check_frame(df)
-    assert df.attrs["mode"] == "sampled" and df.attrs["floor"] == 0.55
-    # exact Jaccard values are right
-    for i, j, jac in rows(df[["i", "j", "jaccard"]]):
-        assert jac == _jaccard(sets[i], sets[j])
-    # every pair at or above the floor is listed, not sampled; below it only sampled rows
-    floor = Fraction(11, 20)
-    exact = [(i, j) for i, j, _ in reference(sets, floor)]
-    listed = df[~df["sampled"]]
-    assert list(zip(listed["i"], listed["j"], strict=True)) == exact
-    samp = df[df["sampled"]]
-    assert (samp["jaccard"] < 0.55).all() and (samp["jaccard"] > 0).all()
-    bands = similarity_band(df["jaccard"].to_numpy())
-    assert set(bands[df["sampled"].to_numpy()]).isdisjoint(set(bands[~df["sampled"].to_numpy()]))
-    m = sum(1 for d in sets if d)
-    assert df.attrs["population"] == m * (m - 1) // 2
-    assert df.attrs["sampled_pairs"] == 5000
-    assert df.attrs["sample_fraction"] == 5000 / df.attrs["population"]
-    assert len(samp) + df.attrs["zero_pairs"] <= 5000
-    assert 2 not in set(df["i"]) | set(df["j"])
-
-
-def test_sample_is_deterministic_for_a_seed():
-    sets = _sets_for_sample(300)
-    kw = {"threshold": 0.6, "all_pairs_limit": 50, "sample_size": 3000}
-    a = similarity_sample(sets, seed=1, **kw)
-    b = similarity_sample(sets, seed=1, **kw)
-    c = similarity_sample(sets, seed=2, **kw)
-    pd.testing.assert_frame_equal(a, b)
-    assert a.attrs == b.attrs
-    assert not a[a["sampled"]].reset_index(drop=True).equals(c[c["sampled"]].reset_index(drop=True))
-
-
-def test_sample_is_uniform_over_pairs():
-    """The sampled share of each band matches the band's share of all pairs."""
-    sets = _sets_for_sample(300, seed=9)
-    full = similarity_sample(sets, threshold=0.9)  # all pairs (300 <= limit)
-    assert full.attrs["mode"] == "all"
-    drawn = similarity_sample(
-        sets, threshold=0.9, all_pairs_limit=10, sample_size=20000, floor=0.95, seed=4
-    )
-    f = drawn.attrs["sample_fraction"]
-    counts_all = np.bincount(similarity_band(full["jaccard"].to_numpy()), minlength=20)
-    samp = drawn[drawn["sampled"]]
-    counts_s = np.bincount(similarity_band(samp["jaccard"].to_numpy()), minlength=20)
-    for band in range(19):
-        expect = counts_all[band] * f
-        if expect > 50:
-            assert abs(counts_s[band] - expect) < 5 * math.sqrt(expect), band
-
-
-def test_sample_takes_every_pair_when_asked_for_more():
-    sets = _sets_for_sample(60)
-    df = similarity_sample(sets, threshold=0.5, all_pairs_limit=10, sample_size=10**6)
-    full = similarity_sample(sets, threshold=0.5)
-    assert df.attrs["sample_fraction"] == 1.0
-    pd.testing.assert_frame_equal(df[["i", "j", "jaccard"]], full[["i", "j", "jaccard"]])
+def test_pair_jaccard_equals_the_join_and_reads_frames():
+    rng = random.Random(12)
+    sets = family(rng, 400, 40, (5, 10, 20))
+    with pytest.MonkeyPatch.context() as mp:  # hashed bitmaps too
+        mp.setattr(_join, "_EXACT_VOCAB", 0)
+        df = exact_pairs(sets, 0.3)
+        assert len(df) > 50
+        np.testing.assert_array_equal(pair_jaccard(sets, df), df["jaccard"].to_numpy())
+        tokens = TokenSets.from_shingles(sets)
+        np.testing.assert_array_equal(pair_jaccard(tokens, df), df["jaccard"].to_numpy())
+    assert pair_jaccard(sets, np.empty((0, 2), np.int64)).shape == (0,)
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "word"),
+    ("pairs", "match"),
     [
-        ({"threshold": 0}, "threshold"),
-        ({"threshold": 0.5, "seed": -1}, "seed"),
-        ({"threshold": 0.5, "sample_size": 0}, "sample_size"),
-        ({"threshold": 0.5, "all_pairs_limit": 2.5}, "all_pairs_limit"),
-        ({"threshold": 0.5, "floor": 0.33}, "floor"),
-        ({"threshold": 0.5, "floor": 0}, "floor"),
-        ({"threshold": 0.5, "floor": 1e-9}, "floor"),
+        ([[0, 3]], r"pairs=\[\[0, 3\]\] is not accepted; accepted: .* 0 ≤ i, j < 3"),
+        ([[-1, 0]], r"pairs=.* 0 ≤ i, j < 3"),
+        ([0, 1], r"shape \(m, 2\)"),
+        ([[0.0, 1.0]], "an integer array"),
+        ("01", "an integer array"),
     ],
 )
-def test_sample_bad_arguments(kwargs, word):
-    with pytest.raises(ValueError, match=word):
-        similarity_sample([["a"], ["a", "b"]], **kwargs)
+def test_pair_jaccard_bad_pairs(pairs, match):
+    with pytest.raises(ValueError, match=match):
+        pair_jaccard([["a"], ["b"], ["a", "b"]], pairs)
 
 
-def test_sample_with_too_few_documents():
-    sets = [[], ["a", "b"], [], []]
-    df = similarity_sample(sets, threshold=0.5, all_pairs_limit=2)
-    assert len(df) == 0 and df.attrs["population"] == 0
-    assert list(df.columns) == ["i", "j", "jaccard", "sampled"]
-    df = similarity_sample([[], []], threshold=0.5)
-    assert len(df) == 0 and df.attrs["zero_pairs"] == 0
+# --------------------------------------------------------------------------- funnel
 
 
-def test_flat_shingles_with_bad_spans_are_refused():
-    hashing = pytest.importorskip("nearsim._hashing")
-    flat = hashing.flatten([["ab", "cd"], ["ab"]])
-    bad = hashing.FlatShingles(flat.buf, flat.starts, flat.ends + 100, flat.doc_offsets)
-    with pytest.raises(ValueError, match="span"):
-        exact_pairs(bad, 0.5)
-    bad = hashing.FlatShingles(flat.buf, flat.starts, flat.ends, np.array([0, 1, 7]))
-    with pytest.raises(ValueError, match="offsets"):
-        exact_pairs(bad, 0.5)
+def _reference_funnel(sets, t):
+    """The prefix and length counts, from the definitions, in Python."""
+    tokens = TokenSets.from_shingles(sets)
+    min_overlap, min_size = overlap_tables(threshold_cut(t), int(tokens.lengths.max(initial=0)))
+    ell = _join.ELL
+    docs = [d for d in range(tokens.n) if tokens.lengths[d] > 0]
+    order = sorted(docs, key=lambda d: tokens.lengths[d])  # stable: ties by index
+    prefix = length = 0
+    for s, x in enumerate(order):
+        lx = int(tokens.lengths[x])
+        need = int(min_size[lx])
+        probe = set(tokens.document(x)[: min(lx - need + ell, lx)].tolist())
+        for y in order[:s]:
+            ly = int(tokens.lengths[y])
+            indexed = tokens.document(y)[: min(ly - int(min_overlap[2 * ly]) + ell, ly)]
+            if probe & set(indexed.tolist()):
+                prefix += 1
+                length += ly >= need
+    return prefix, length
 
 
-def test_similarity_band_edges():
-    j = np.array([0.0, 0.049, 0.05, 7 / 20, 0.35, 0.3499, 0.5, 0.99, 1.0])
-    assert similarity_band(j).tolist() == [0, 0, 1, 7, 7, 6, 10, 19, 19]
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), t=THRESHOLDS)
+def test_join_funnel_counts(sets, t):
+    f = join_funnel(sets, t)
+    m = sum(1 for d in sets if d)
+    assert f.documents == m and f.all_pairs == m * (m - 1) // 2
+    assert (f.prefix, f.length) == _reference_funnel(sets, t)
+    assert f.all_pairs >= f.prefix >= f.length >= f.position >= f.verified >= f.result
+    assert f.result == len(reference(sets, t))
+    table = f.frame()
+    assert table["pairs"].tolist()[-1] == f.result
+    assert (table["removed"].to_numpy()[1:] == -np.diff(table["pairs"].to_numpy())).all()
 
 
-def test_warm_up_runs():
+def test_join_funnel_on_a_corpus_filters_at_every_step():
+    """On news-like text every filter removes pairs, and the counts follow the mask."""
+    texts = ns.example_corpus(600, seed=2)["text"].tolist()
+    sets = [ns.shingles(x) for x in texts]
+    f = join_funnel(sets, 0.6)
+    assert f.result == len(exact_pairs(sets, 0.6)) > 20
+    assert f.all_pairs > f.prefix > f.length > f.position > f.result
+    valid = np.arange(len(sets)) % 2 == 0
+    half = join_funnel(TokenSets.from_shingles(sets), 0.6, valid=valid)
+    assert half.documents == int(valid.sum())
+    assert half.result == len(exact_pairs(sets, 0.6, valid=valid))
+    assert ns.JoinFunnel is type(f)
+
+
+def test_warm_up_compiles_the_kernels():
     warm_up()
+    for kernel in (_join._ppjoin_probe, _join._brute_probe, _join._funnel_probe):
+        assert kernel.signatures, kernel
+    assert _join._pair_overlaps.signatures and _factorize_part.signatures

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 import nearsim.labels as nl
-from nearsim.exact import similarity_band
+from nearsim.sample import similarity_band
 
 
 def frame(n=3000, seed=0):

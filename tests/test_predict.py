@@ -276,3 +276,18 @@ def test_bad_input(call, match):
 def test_wrong_types(call, match):
     with pytest.raises(ArgumentTypeError, match=match):
         call()
+
+
+def test_compare_tuners_puts_each_tuners_choice_side_by_side():
+    s = np.array([0.95, 0.9, 0.82, 0.78, 0.5, 0.2, 0.05])
+    w = np.array([1.0, 2.0, 3.0, 3.0, 50.0, 400.0, 5000.0])
+    c = ns.compare_tuners(s, w, 0.8, 64, 0.5, min_recall=0.9, low=0.3)
+    best = ns.tune(0.8, 64)[0]
+    assert (c.areas.b, c.areas.r) == (best.b, best.r)
+    assert c.areas == ns.predict(s, w, 0.8, best.b, best.r, 64)
+    assert c.recall == ns.tune_for(s, w, 0.8, 64, min_recall=0.9)[:8]
+    assert c.low_share == pytest.approx((400 + 5000) / w.sum())
+    # within 0.1 of t = 0.8: 0.9, 0.82 and 0.78 (0.95 is 0.15 away)
+    assert c.near_share == pytest.approx((2 + 3 + 3) / w.sum())
+    with pytest.raises(ValueError, match="low=0.9 is not accepted"):
+        ns.compare_tuners(s, w, 0.8, 64, low=0.9)
