@@ -39,6 +39,7 @@ PAGES = [
     ("/minhash", "Shingles & MinHash", "Shingles & MinHash"),
     ("/banding", "Banding", "Banding"),
     ("/results", "Results", "Results"),
+    ("/threshold", "Threshold", "Threshold"),
     ("/clusters", "Clusters", "Clusters"),
     ("/compare", "Compare: SimHash", "Compare"),
 ]
