@@ -44,8 +44,8 @@ def label_curve_chart(curve: pd.DataFrame, threshold: float, choice=None, labell
     x_range = _domain(labelled, threshold)
     shown = curve[(curve["threshold"] >= x_range[0]) & (curve["threshold"] <= x_range[1])]
     names = {
-        "precision": "precision of J ≥ t (share of pairs above t labelled duplicate)",
-        "recall": "recall of J ≥ t (share of duplicates above t)",
+        "precision": "precision of J ≥ t",
+        "recall": "recall of J ≥ t",
         "t": f"current t = {threshold:g}",
     }
     colors = {"precision": PRECISION_COLOR, "recall": RECALL_COLOR, "t": CURVE_COLOR}
@@ -105,7 +105,7 @@ def label_curve_chart(curve: pd.DataFrame, threshold: float, choice=None, labell
         .mark_rule(strokeWidth=2, strokeDash=[5, 3])
         .encode(x="at:Q", color=color, tooltip=["what:N"])
     )
-    return finish(alt.layer(*layers), 420)
+    return finish(alt.layer(*layers), 480)
 
 
 def labels_strip(labels: pd.DataFrame, threshold: float) -> alt.LayerChart:
@@ -141,7 +141,7 @@ def labels_strip(labels: pd.DataFrame, threshold: float) -> alt.LayerChart:
         .mark_rule(strokeDash=[5, 3], color=CURVE_COLOR)
         .encode(x="t:Q")
     )
-    return finish(alt.layer(ticks, rule), 260)
+    return finish(alt.layer(ticks, rule), 330)
 
 
 def removal_chart(curve: pd.DataFrame, threshold: float) -> alt.LayerChart:
@@ -193,7 +193,11 @@ def removal_chart(curve: pd.DataFrame, threshold: float) -> alt.LayerChart:
         .mark_line(strokeDash=[6, 3], strokeWidth=2)
         .encode(
             x=x,
-            y=alt.Y("clusters:Q", title="clusters", axis=alt.Axis(orient="right", format=",")),
+            y=alt.Y(
+                "clusters:Q",
+                title="clusters",
+                axis=alt.Axis(orient="right", format=",d", tickMinStep=1),
+            ),
             color=color,
             tooltip=tips,
         )

@@ -66,7 +66,7 @@ def test_label_curve_chart_marks_current_and_suggested_t():
     curve = ns.label_curve(labels)
     choice = ns.best_threshold(labels, seed=0)
     spec = ct.label_curve_chart(curve, 0.8, choice, labels["jaccard"]).to_dict()
-    _check_frame(spec, 420)
+    _check_frame(spec, 480)
     domains = _color_domains(spec)
     assert all(d == domains[0] for d in domains)  # one shared scale: one legend
     names = " | ".join(domains[0])
@@ -90,7 +90,7 @@ def test_label_curve_chart_without_a_suggestion():
     labels = _labels(4)
     curve = ns.label_curve(labels)
     spec = ct.label_curve_chart(curve, 0.7, None, labels["jaccard"]).to_dict()
-    _check_frame(spec, 420)
+    _check_frame(spec, 480)
     names = _color_domains(spec)[0]
     assert not any("suggested" in n for n in names)
     assert "current t = 0.7" in names
@@ -99,7 +99,7 @@ def test_label_curve_chart_without_a_suggestion():
 def test_labels_strip_has_one_line_per_label():
     labels = _labels()
     spec = ct.labels_strip(labels, 0.8).to_dict()
-    _check_frame(spec, 260)
+    _check_frame(spec, 330)
     ticks = _layers(spec)[0]
     assert ticks["mark"]["type"] == "tick"
     assert ticks["encoding"]["y"]["sort"] == list(ns.LABELS)
@@ -122,6 +122,7 @@ def test_removal_chart_two_axes_and_current_t(removal):
     assert _rows(spec) == 2 * len(removal) + 1
     text = json.dumps(spec)
     assert '"format": "%"' in text  # the share axis in per cent
+    assert '"format": ",d"' in text and '"tickMinStep": 1' in text  # whole clusters
 
 
 def test_removal_chart_leaves_out_a_t_below_the_grid(removal):
