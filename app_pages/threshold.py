@@ -176,48 +176,25 @@ def label_view() -> None:
 
     cols = st.columns([1.3, 1.6, 1.1, 1.2, 1.1, 1.1])
     at_end = pos >= n
-    for col, action, text, icon in (
-        (cols[0], "duplicate", "Duplicate (d)", ":material/check:"),
-        (cols[1], "not a duplicate", "Not a duplicate (n)", ":material/close:"),
-        (cols[2], "unsure", "Unsure (u)", ":material/help:"),
-    ):
+    buttons = (  # action, label, icon, disabled
+        ("duplicate", "Duplicate (d)", "check", at_end),
+        ("not a duplicate", "Not a duplicate (n)", "close", at_end),
+        ("unsure", "Unsure (u)", "help", at_end),
+        ("previous", "Previous", "arrow_back", pos == 0),
+        ("next", "Next", "arrow_forward", at_end),
+        ("undo", "Undo (z)", "undo", not labelling.can_undo(digest)),
+    )
+    for col, (action, text, icon, disabled) in zip(cols, buttons, strict=True):
         col.button(
             text,
             key=f"label_{action.replace(' ', '_')}",
-            icon=icon,
+            icon=f":material/{icon}:",
             on_click=labelling.act,
             args=(action,),
-            disabled=at_end,
+            disabled=disabled,
             type="primary" if action == "duplicate" else "secondary",
             width="stretch",
         )
-    cols[3].button(
-        "Previous",
-        key="label_previous",
-        icon=":material/arrow_back:",
-        on_click=labelling.act,
-        args=("previous",),
-        disabled=pos == 0,
-        width="stretch",
-    )
-    cols[4].button(
-        "Next",
-        key="label_next",
-        icon=":material/arrow_forward:",
-        on_click=labelling.act,
-        args=("next",),
-        disabled=at_end,
-        width="stretch",
-    )
-    cols[5].button(
-        "Undo (z)",
-        key="label_undo",
-        icon=":material/undo:",
-        on_click=labelling.act,
-        args=("undo",),
-        disabled=not labelling.can_undo(digest),
-        width="stretch",
-    )
 
     if at_end:
         st.success(

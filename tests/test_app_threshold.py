@@ -5,34 +5,19 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import ROOT, app, no_errors  # app(): the 300-document Example by default
 
 import nearsim as ns
 from explorer import labelling, state
 from nearsim.labels import labels_to_csv
 from nearsim.sample import similarity_band
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 PAGE = "app_pages/threshold.py"
 KEYS = "threshold_keys"
-SMALL = {"n_docs": "300"}
-
-
-def app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for key, value in (query or SMALL).items():
-        at.query_params[key] = value
-    return at
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def opened(query=None, tab: str | None = None) -> AppTest:
