@@ -1,14 +1,16 @@
-"""End-to-end: the Threshold page in a real browser (Debian's chromium, driven by Playwright).
+"""The Threshold page in a real browser: the scenarios that ``tests/test_e2e.py`` runs.
 
-The issue's "Done when" asks that a new user can label forty pairs near the threshold: here
-a fresh browser labels the forty pairs drawn at t = 0.8 on the Example (2,000 documents)
+The issue's "Done when" asks that a new user can label forty pairs near the threshold: a
+fresh browser labels the forty pairs drawn at t = 0.8 on the Example (2,000 documents)
 with the keyboard only, reloads and finds them kept, exports them as CSV, and presses
-"Use t = …" to set the sidebar's threshold to the suggestion. Also: keys typed into a box
-are not shortcuts, every chart has room to draw, and no request leaves 127.0.0.1.
+"Use t = …" to set the sidebar's threshold to the suggestion. Also: a key typed into a
+box is not a shortcut, the buttons label and undo, every chart has room to draw, and no
+request leaves 127.0.0.1.
 
-The server and browser are this module's own (``tests/e2e_server.py``), not the session
-fixtures of ``tests/test_e2e.py``: importing those would start a second server under the
-same plugin name.
+Each scenario gets the server and a fresh browser context from ``tests/test_e2e.py``'s
+fixtures: one server and one Playwright per worker (a second ``sync_playwright`` in the
+same process is refused, and a second copy of the session fixtures would start one).
+Nothing here is collected as a test by itself.
 """
 
 from __future__ import annotations
@@ -17,71 +19,13 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-from e2e_server import CHROMIUM, VIEWPORT, AppServer, launch_chromium, open_app, wait_idle
+from e2e_server import open_app, wait_idle
+from playwright.sync_api import expect
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect, sync_playwright
-    from test_e2e import (
-        THRESHOLD,
-        _leaves,
-        _LogOnFailure,
-        assert_log_clean,
-        assert_no_errors,
-        number,
-        plot_heights,
-        query_is,
-        slider,
-        title,
-    )
-else:  # pragma: no cover - the module is skipped
-    expect = sync_playwright = None
-
-TIMEOUT = 60_000
-CUT = 0.75  # the test's own rule: a pair at J ≥ 0.75 is a duplicate
+CUT = 0.75  # the scenario's own rule: a pair at J ≥ 0.75 is a duplicate
 PAIR_LINE = re.compile(r"Pair (\d+) of (\d+): .* exact Jaccard (\d\.\d{3})")
-
-
-@pytest.fixture(scope="module")
-def app_server(request):
-    server = AppServer().start()
-    plugin = _LogOnFailure(server)
-    request.config.pluginmanager.register(plugin, "nearsim-e2e-threshold-server-log")
-    try:
-        yield server
-    finally:
-        request.config.pluginmanager.unregister(plugin)
-        server.stop()
-        server.log_path.unlink(missing_ok=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as pw:
-        chromium = launch_chromium(pw)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def context(app_server, browser):
-    """A fresh browser context (nothing stored), recording every request."""
-    ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    ctx.set_default_timeout(TIMEOUT)
-    ctx.requests = []
-    ctx.on("request", lambda r: ctx.requests.append(r.url))
-    yield ctx
-    ctx.close()
 
 
 def progress(page):
@@ -106,7 +50,22 @@ def kept_labels(page) -> list:
     return [row for rows in json.loads(raw)["labels"].values() for row in rows] if raw else []
 
 
-def test_label_forty_pairs_with_the_keyboard_reload_export_and_use_t(app_server, context, tmp_path):
+def label_forty_pairs_reload_export_and_use_t(app_server, context, tmp_path) -> None:
+    """The "Done when" scenario, in a fresh context (nothing stored)."""
+    from test_e2e import (
+        THRESHOLD,
+        _leaves,
+        assert_log_clean,
+        assert_no_errors,
+        number,
+        plot_heights,
+        query_is,
+        slider,
+        title,
+    )
+
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
     open_app(page, app_server.base + "/threshold")
     expect(title(page)).to_have_text("Threshold")
@@ -183,11 +142,13 @@ def test_label_forty_pairs_with_the_keyboard_reload_export_and_use_t(app_server,
     expect(button).to_be_disabled()
     assert_no_errors(page, "after Use t")
     assert_log_clean(app_server)
-    leaving = sorted({u for u in context.requests if _leaves(u, app_server.host)})
+    leaving = sorted({u for u in requests if _leaves(u, app_server.host)})
     assert not leaving, f"requests to hosts other than {app_server.host}: {leaving}"
 
 
-def test_buttons_label_and_undo(app_server, context):
+def buttons_label_and_undo(app_server, context) -> None:
+    from test_e2e import assert_no_errors
+
     page = context.new_page()
     open_app(page, app_server.base + "/threshold?n_docs=300")
     expect(progress(page)).to_have_text("0 of 40 labelled")
@@ -204,7 +165,9 @@ def test_buttons_label_and_undo(app_server, context):
     assert_no_errors(page, "buttons")
 
 
-def test_removal_rate_chart_has_room_and_marks_t(app_server, context):
+def removal_rate_chart_has_room_and_marks_t(app_server, context) -> None:
+    from test_e2e import assert_no_errors, plot_heights
+
     page = context.new_page()
     open_app(page, app_server.base + "/threshold")
     open_tab(page, "Removal rate")
