@@ -133,10 +133,11 @@ def how_exact() -> None:
         "rarest to commonest; two documents that reach t must share one of the first few — "
         "their prefix. **Length filter**: a set of size x cannot reach t with one smaller "
         "than t·x. **Positional filter**: where in the two prefixes the shared shingle sits "
-        "bounds how many more they can share. What is left is verified exactly."
+        "bounds how many more they can share. A bitmap of each set bounds the overlap "
+        "without reading the shingles, and what is left is verified exactly."
     )
     funnel = run.get("funnel")
-    st.altair_chart(charts_teach.join_funnel(funnel.table()), width="stretch")
+    st.altair_chart(charts_teach.join_funnel(funnel.frame()), width="stretch")
     st.caption(
         f"Pairs left after each step of the exact join at t = {settings.threshold:g}, from "
         "all pairs of documents to the true pairs (log scale)."

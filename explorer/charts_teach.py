@@ -41,7 +41,7 @@ def band_grid(band_rows: np.ndarray, full_bands: np.ndarray) -> alt.Chart:
         alt.Chart(df)
         .mark_rect(stroke="white", strokeWidth=1)
         .encode(
-            x=alt.X("row:O", title=f"row within the band (1 to {r})"),
+            x=alt.X("row:O", title=f"row within the band (1 to {r})", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("band:O", title=f"band (1 to {b})" + (f", first {shown}" if shown < b else "")),
             color=alt.Color(
                 "what:N",
@@ -59,7 +59,7 @@ def band_grid(band_rows: np.ndarray, full_bands: np.ndarray) -> alt.Chart:
             ],
         )
     )
-    return finish(chart, min(140 + 18 * shown, 1300))
+    return finish(chart, min(220 + 20 * shown, 1500))
 
 
 def estimate_spread(spread: pd.DataFrame, num_perm: int) -> alt.LayerChart:

@@ -5,6 +5,7 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 ``app.py`` is a thin layer over this package; nothing here imports Streamlit.
 """
 
+from . import pipeline  # the stage graph: nearsim.pipeline.run, Runner, STAGES
 from .clusters import check_clusters, cluster_table, clusters
 from .corpora import (
     CorpusInfo,
@@ -147,6 +148,7 @@ __all__ = [
     "pair_jaccard",
     "parse_paste",
     "peer_configs",
+    "pipeline",
     "predict",
     "prediction_table",
     "preset",

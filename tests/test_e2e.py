@@ -23,15 +23,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from e2e_server import (
-    CHROMIUM,
-    PAGES,
-    VIEWPORT,
-    AppServer,
-    launch_chromium,
-    open_app,
-    wait_idle,
-)
+from e2e_fixtures import LOG_TAIL
+from e2e_server import CHROMIUM, PAGES, AppServer, open_app, wait_idle
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -43,88 +36,9 @@ if Path(CHROMIUM).exists():
 else:  # pragma: no cover - the module is skipped
     expect = sync_playwright = None
 
-TIMEOUT = 60_000  # ms, for anything that waits on the app (a cold server compiles kernels)
-LOG_TAIL = 6_000
+
 THRESHOLD = "Similarity threshold t"
 NUM_PERM = "Hash functions k (signature length)"
-
-
-# -- fixtures ------------------------------------------------------------------------------
-class _LogOnFailure:
-    """A pytest plugin: attach the end of the server log to every failed e2e test."""
-
-    def __init__(self, server: AppServer):
-        self.server = server
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        if report.failed and "app_server" in getattr(item, "fixturenames", ()):
-            report.sections.append(
-                (f"streamlit server log ({self.server.log_path})", self.server.log(LOG_TAIL))
-            )
-
-
-@pytest.fixture(scope="session")
-def app_server(request):
-    server = AppServer().start()
-    plugin = _LogOnFailure(server)
-    request.config.pluginmanager.register(plugin, "nearsim-e2e-server-log")
-    try:
-        yield server
-    finally:
-        request.config.pluginmanager.unregister(plugin)
-        server.stop()
-        server.log_path.unlink(missing_ok=True)
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def _context(browser):
-    ctx = browser.new_context(viewport=VIEWPORT)
-    ctx.set_default_timeout(TIMEOUT)
-    return ctx
-
-
-@pytest.fixture(scope="session")
-def shared_context(chromium):
-    """One context for the tests that only need their link: its local storage is emptied
-    before every page load, so what one test kept never reaches the next."""
-    ctx = _context(chromium)
-    ctx.add_init_script("try { window.localStorage.clear(); } catch (e) {}")
-    yield ctx
-    ctx.close()
-
-
-@pytest.fixture
-def page(app_server, shared_context):
-    """A new tab in the shared context."""
-    tab = shared_context.new_page()
-    yield tab
-    tab.close()
-
-
-@pytest.fixture
-def new_context(app_server, chromium):
-    """Make fresh browser contexts (nothing stored, nothing cached); closed afterwards."""
-    made = []
-
-    def make():
-        made.append(_context(chromium))
-        return made[-1]
-
-    yield make
-    for ctx in made:
-        ctx.close()
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -218,14 +132,10 @@ def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
     expect(title(page)).to_have_text(heading)
     assert urlsplit(page.url).path == path
     assert_no_errors(page, path)
-    # the page drew more than its title: metrics, charts or tables
-    assert (
-        page.get_by_test_id("stMain")
-        .locator(
-            '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], [data-testid="stDataFrame"]'
-        )
-        .count()
-    )
+    # the page drew more than its title: metrics, charts, tables or code
+    drawn = '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], '
+    drawn += '[data-testid="stDataFrame"], [data-testid="stCode"]'
+    assert page.get_by_test_id("stMain").locator(drawn).count()
     shot = tmp_path / (re.sub(r"\W+", "_", _nav).strip("_").lower() + ".png")
     page.screenshot(path=str(shot))  # the viewport: a full page re-lays out every chart
     assert shot.stat().st_size > 10_000
