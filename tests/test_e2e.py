@@ -11,8 +11,7 @@ Checked: every page loads (by address, and through the top navigation) with its 
 without an exception or error box; widgets write the URL and the URL restores them; the
 Share link round-trips and never carries documents; a tampered link is reset with one
 warning and nothing injected; settings and pasted text are kept in the browser; no request
-leaves 127.0.0.1; a screenshot of every page; forty pairs labelled with the keyboard on the
-Threshold page, kept over a reload, exported, and "Use t = …" (tests/e2e_threshold.py).
+leaves 127.0.0.1; a screenshot of every page.
 """
 
 from __future__ import annotations
@@ -459,22 +458,3 @@ def test_pasted_text_comes_back_with_a_paste_link(app_server, new_context):
     expect(radio(page, "Paste")).to_be_checked()
     # the kept text arrives after one storage round trip and a rerun
     expect(paste_box(page)).to_have_value(PASTED, timeout=15_000)
-
-
-# -- Threshold: label forty pairs near t (the scenarios are in tests/e2e_threshold.py) -----
-def test_threshold_label_forty_pairs_reload_export_and_use_t(app_server, new_context, tmp_path):
-    import e2e_threshold
-
-    e2e_threshold.label_forty_pairs_reload_export_and_use_t(app_server, new_context(), tmp_path)
-
-
-def test_threshold_buttons_label_and_undo(app_server, new_context):
-    import e2e_threshold
-
-    e2e_threshold.buttons_label_and_undo(app_server, new_context())
-
-
-def test_threshold_removal_rate_chart(app_server, page):
-    import e2e_threshold
-
-    e2e_threshold.removal_rate_chart_has_room_and_marks_t(app_server, page.context)

@@ -1,16 +1,11 @@
-"""The Threshold page in a real browser: the scenarios that ``tests/test_e2e.py`` runs.
+"""End-to-end: the Threshold page in a real browser (Debian's chromium, driven by Playwright).
 
 The issue's "Done when" asks that a new user can label forty pairs near the threshold: a
 fresh browser labels the forty pairs drawn at t = 0.8 on the Example (2,000 documents)
 with the keyboard only, reloads and finds them kept, exports them as CSV, and presses
 "Use t = …" to set the sidebar's threshold to the suggestion. Also: a key typed into a
 box is not a shortcut, the buttons label and undo, every chart has room to draw, and no
-request leaves 127.0.0.1.
-
-Each scenario gets the server and a fresh browser context from ``tests/test_e2e.py``'s
-fixtures: one server and one Playwright per worker (a second ``sync_playwright`` in the
-same process is refused, and a second copy of the session fixtures would start one).
-Nothing here is collected as a test by itself.
+request leaves 127.0.0.1. Server and browser: the shared fixtures (``tests/e2e_fixtures.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +14,31 @@ import csv
 import io
 import json
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
-from e2e_server import open_app, wait_idle
-from playwright.sync_api import expect
+import pytest
+from e2e_server import CHROMIUM, open_app, wait_idle
+from test_e2e import (
+    THRESHOLD,
+    _leaves,
+    assert_log_clean,
+    assert_no_errors,
+    number,
+    plot_heights,
+    query_is,
+    slider,
+    title,
+)
 
-CUT = 0.75  # the scenario's own rule: a pair at J ≥ 0.75 is a duplicate
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(),
+    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+)
+if Path(CHROMIUM).exists():
+    from playwright.sync_api import expect
+
+CUT = 0.75  # the test's own rule: a pair at J ≥ 0.75 is a duplicate
 PAIR_LINE = re.compile(r"Pair (\d+) of (\d+): .* exact Jaccard (\d\.\d{3})")
 
 
@@ -50,20 +64,10 @@ def kept_labels(page) -> list:
     return [row for rows in json.loads(raw)["labels"].values() for row in rows] if raw else []
 
 
-def label_forty_pairs_reload_export_and_use_t(app_server, context, tmp_path) -> None:
-    """The "Done when" scenario, in a fresh context (nothing stored)."""
-    from test_e2e import (
-        THRESHOLD,
-        _leaves,
-        assert_log_clean,
-        assert_no_errors,
-        number,
-        plot_heights,
-        query_is,
-        slider,
-        title,
-    )
-
+def test_label_forty_pairs_with_the_keyboard_reload_export_and_use_t(
+    app_server, new_context, tmp_path
+):
+    context = new_context()  # nothing stored
     requests: list[str] = []
     context.on("request", lambda r: requests.append(r.url))
     page = context.new_page()
@@ -146,10 +150,8 @@ def label_forty_pairs_reload_export_and_use_t(app_server, context, tmp_path) -> 
     assert not leaving, f"requests to hosts other than {app_server.host}: {leaving}"
 
 
-def buttons_label_and_undo(app_server, context) -> None:
-    from test_e2e import assert_no_errors
-
-    page = context.new_page()
+def test_buttons_label_and_undo(app_server, new_context):
+    page = new_context().new_page()
     open_app(page, app_server.base + "/threshold?n_docs=300")
     expect(progress(page)).to_have_text("0 of 40 labelled")
     page.get_by_role("button", name="Not a duplicate (n)").click()
@@ -165,10 +167,8 @@ def buttons_label_and_undo(app_server, context) -> None:
     assert_no_errors(page, "buttons")
 
 
-def removal_rate_chart_has_room_and_marks_t(app_server, context) -> None:
-    from test_e2e import assert_no_errors, plot_heights
-
-    page = context.new_page()
+def test_removal_rate_chart_has_room_and_marks_t(app_server, new_context):
+    page = new_context().new_page()
     open_app(page, app_server.base + "/threshold")
     open_tab(page, "Removal rate")
     page.get_by_test_id("stVegaLiteChart").first.wait_for()
