@@ -13,8 +13,8 @@ from explorer import charts_threshold, keys, labelling, settings_ui, state
 from explorer.diff import side_by_side
 from nearsim.exact import pair_jaccard
 from nearsim.labels import best_threshold, label_curve, labels_to_csv, read_labels_csv
-from nearsim.pipeline import LABEL_PER_ROUND, LOW_JOIN
 from nearsim.sample import BAND_WIDTH, similarity_band
+from nearsim.threshold_pairs import LABEL_PER_ROUND, LOW_JOIN
 
 KEYS = "threshold_keys"  # the keyboard component
 ROUNDS = "label_rounds"  # rounds of pairs shown (this page's own state)

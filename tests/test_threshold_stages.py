@@ -9,6 +9,7 @@ import pytest
 
 import nearsim as ns
 from nearsim import pipeline
+from nearsim import threshold_pairs as tp
 from nearsim.labels import draw_label_rounds, label_window
 from nearsim.sample import similarity_band, similarity_sample
 
@@ -41,11 +42,11 @@ def test_low_pairs_from_a_sampled_sample_are_its_complete_part(corpus):
     tokens, valid = run.get("tokens"), run.get("valid")
     sample = similarity_sample(tokens, valid=valid, all_pairs_limit=0, sample_size=5_000)
     assert sample.attrs["mode"] == "sampled" and sample["sampled"].any()
-    got = pipeline.low_pairs_stage(run.settings, tokens, valid, sample)
+    got = tp.low_pairs_stage(run.settings, tokens, valid, sample)
     pd.testing.assert_frame_equal(got, ns.exact_pairs(tokens, 0.5, valid=valid))
     higher = sample.copy()
     higher.attrs = {**sample.attrs, "floor": 0.6}  # a floor above 0.5: the join runs
-    got = pipeline.low_pairs_stage(run.settings, tokens, valid, higher)
+    got = tp.low_pairs_stage(run.settings, tokens, valid, higher)
     pd.testing.assert_frame_equal(got, ns.exact_pairs(tokens, 0.5, valid=valid))
 
 
@@ -63,7 +64,7 @@ def test_label_pool_holds_every_pair_of_the_window(corpus, t):
     window (exact join at the window's low end, cut at its high end)."""
     run = runner(corpus, threshold=t)
     pool = run.get("label_pool")
-    low, high = label_window(t, pipeline.LABEL_SIDE)
+    low, high = label_window(t, tp.LABEL_SIDE)
     exact = ns.exact_pairs(run.get("tokens"), max(low, 1e-9), valid=run.get("valid"))
     band = similarity_band(exact["jaccard"])
     inside = exact[(band >= round(low * 20)) & (band < round(high * 20))]
@@ -81,10 +82,10 @@ def test_label_pool_above_the_all_pairs_limit(corpus, t):
     run = runner(corpus, threshold=t)
     tokens, valid = run.get("tokens"), run.get("valid")
     sample = similarity_sample(tokens, valid=valid, all_pairs_limit=0, sample_size=20_000)
-    low_pairs = pipeline.low_pairs_stage(run.settings, tokens, valid, sample)
-    pool = pipeline.label_pool_stage(run.settings, tokens, valid, low_pairs, sample)
-    low, high = label_window(t, pipeline.LABEL_SIDE)
-    join_low = max(low, pipeline.LABEL_JOIN_FLOOR)
+    low_pairs = tp.low_pairs_stage(run.settings, tokens, valid, sample)
+    pool = tp.label_pool_stage(run.settings, tokens, valid, low_pairs, sample)
+    low, high = label_window(t, tp.LABEL_SIDE)
+    join_low = max(low, tp.LABEL_JOIN_FLOOR)
     exact = ns.exact_pairs(tokens, join_low, valid=valid)
     band = similarity_band(exact["jaccard"])
     complete = exact[band < round(high * 20)]
@@ -102,9 +103,9 @@ def test_label_draw_is_the_rounds_of_the_pool(corpus):
     want = draw_label_rounds(
         run.get("label_pool"),
         0.7,
-        per_band=pipeline.LABEL_PER_ROUND,
-        rounds=pipeline.LABEL_ROUNDS,
-        bands_each_side=pipeline.LABEL_SIDE,
+        per_band=tp.LABEL_PER_ROUND,
+        rounds=tp.LABEL_ROUNDS,
+        bands_each_side=tp.LABEL_SIDE,
         seed=0,
     )
     pd.testing.assert_frame_equal(drawn, want)
