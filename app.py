@@ -48,6 +48,7 @@ pages = [
     st.Page("app_pages/minhash.py", title="Shingles & MinHash", icon=":material/tag:"),
     st.Page("app_pages/banding.py", title="Banding", icon=":material/ssid_chart:"),
     st.Page("app_pages/results.py", title="Results", icon=":material/task_alt:"),
+    st.Page("app_pages/threshold.py", title="Threshold", icon=":material/rule:"),
     st.Page("app_pages/clusters.py", title="Clusters", icon=":material/workspaces:"),
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("app_pages/export.py", title="Presets & export", icon=":material/output:"),

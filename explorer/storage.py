@@ -1,10 +1,12 @@
-"""Keep settings, pasted text and the CSV file in this browser's local storage.
+"""Keep settings, pasted text, the CSV file and hand labels in this browser's local storage.
 
 Streamlit has no API for the browser's storage, so a tiny inline component (custom
 components v2: no build step, no files, nothing loaded from elsewhere) reads it once
 when the page opens and writes whatever Python hands it on each rerun. The pasted text and
 an uploaded CSV file (with its chosen column) are kept, as seed 004 says, so a reload does
-not lose them; other files are not. Nothing leaves the browser.
+not lose them; other files are not. Hand labels (``explorer/labelling.py``) are kept per
+set of documents, keyed by their digest. Nothing leaves the browser, and none of it goes
+in a link.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from nearsim.settings import Settings
 SETTINGS_KEY = "nearsim.settings"
 PASTE_KEY = "nearsim.paste"
 CSV_KEY = "nearsim.csv"
+LABELS_KEY = "nearsim.labels"
 MAX_PASTE_CHARS = 2_000_000  # local storage holds about 5 MB per site
 MAX_CSV_BYTES = 2_000_000  # base64 makes it 2.7 MB
 COMPONENT_KEY = "nearsim_storage"
-KEYS = {"settings": SETTINGS_KEY, "paste": PASTE_KEY, "csv": CSV_KEY}
+KEYS = {"settings": SETTINGS_KEY, "paste": PASTE_KEY, "csv": CSV_KEY, "labels": LABELS_KEY}
 
 _JS = """
 export default function(component) {
@@ -93,17 +96,18 @@ def _csv_value() -> str | None:
 
 
 def restore(kept: dict[str, Any]) -> bool:
-    """Put the kept pasted text and CSV file back into the session (where it has none).
+    """Put the kept pasted text, CSV file and labels back into the session (where it has
+    none; labels are merged, the session's own winning).
 
     Returns
     -------
     bool
         Whether anything was restored (the page should then run again).
     """
-    from . import state
+    from . import labelling, state
 
     ss = st.session_state
-    changed = False
+    changed = labelling.load(kept.get("labels"))
     paste = kept.get("paste")
     if isinstance(paste, str) and paste and not ss.get(state.PASTE_KEY):
         ss[state.PASTE_KEY] = paste
@@ -124,7 +128,7 @@ def restore(kept: dict[str, Any]) -> bool:
 
 
 def sync(settings: Settings) -> dict[str, Any] | None:
-    """Mount the storage component and write the current settings, paste and CSV.
+    """Mount the storage component and write the current settings, paste, CSV and labels.
 
     The whole current state is sent on every run (writing it again is harmless): a
     browser that skips an intermediate run's data still ends up with the latest values.
@@ -137,7 +141,7 @@ def sync(settings: Settings) -> dict[str, Any] | None:
         What the browser had stored when the page opened (None until it has answered, and
         in tests without a browser).
     """
-    from . import state
+    from . import labelling, state
 
     write: dict[str, str | None] = {}
     if stored() is not None:
@@ -146,6 +150,7 @@ def sync(settings: Settings) -> dict[str, Any] | None:
             SETTINGS_KEY: urlencode(settings.to_query()),
             PASTE_KEY: paste if paste is None or len(paste) <= MAX_PASTE_CHARS else None,
             CSV_KEY: _csv_value(),
+            LABELS_KEY: labelling.dump(),
         }
     try:
         result = _component()(

@@ -4,9 +4,10 @@ Seed 002's author pulled the pairs near the cut-off, read them, and found that J
 not the truth a user cares about: the same list in two languages at 0.96 was not a
 duplicate, the same stadium under two slugs at 0.72–0.85 was. This module is that method:
 
-* :func:`draw_label_pairs` draws pairs to label, a few from each 0.05 band of similarity
-  around the threshold (so every band near the cut-off is looked at, not only the common
-  ones);
+* :func:`draw_label_pairs` (from :mod:`nearsim.label_draw`) draws pairs to label, a few
+  from each 0.05 band of similarity around the threshold (so every band near the cut-off
+  is looked at, not only the common ones); :func:`draw_label_rounds` draws them in
+  rounds, each as even across the bands, from the bands :func:`label_window` spans;
 * a *label* is one of :data:`LABELS` for a pair (i, j) with its exact Jaccard;
 * :func:`label_curve` gives the precision and recall of the rule "J ≥ t is a duplicate"
   against the labels, for every t on a grid (``unsure`` left out);
@@ -36,13 +37,13 @@ from ._validation import (
     check_choice,
     check_float,
     check_int,
-    check_pair_frame,
-    check_pairs,
-    check_similarity,
-    check_threshold,
+    check_n,
     check_thresholds,
 )
-from .sample import N_BANDS, similarity_band
+from .label_draw import _pair_code
+from .label_draw import draw_label_pairs as draw_label_pairs
+from .label_draw import draw_label_rounds as draw_label_rounds
+from .label_draw import label_window as label_window
 
 LABELS = ("duplicate", "not a duplicate", "unsure")
 """The three labels a pair can get."""
@@ -50,83 +51,6 @@ COLUMNS = ("i", "j", "jaccard", "label")
 """The columns of a labels table, and of its CSV, in this order."""
 DEFAULT_GRID = np.arange(5, 100) / 100
 """Thresholds 0.05, 0.06, … 0.99 (the range the Settings accept)."""
-
-
-def _pair_code(i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """One int64 per pair (ids are at most MAX_DOCS < 2**31)."""
-    return i.astype(np.int64) * np.int64(MAX_DOCS + 1) + j.astype(np.int64)
-
-
-# -- drawing pairs to label ----------------------------------------------------------------
-def draw_label_pairs(
-    pairs: pd.DataFrame,
-    threshold,
-    *,
-    per_band: int = 6,
-    bands_each_side: int = 3,
-    seed: int = 0,
-    exclude=None,
-) -> pd.DataFrame:
-    """Pairs to label: up to ``per_band`` drawn at random from each 0.05 band near t.
-
-    Parameters
-    ----------
-    pairs : pandas.DataFrame
-        Columns i, j (int), jaccard (float, 0 to 1): the pairs to draw from, e.g. an exact
-        join at a lower threshold concatenated with the similarity sample. A pair listed
-        more than once is drawn at most once (its first row is used).
-    threshold : float
-        The threshold t in (0, 1]; its band is the one holding t (t = 0.8: [0.80, 0.85)).
-    per_band : int
-        Pairs drawn from each band (all of a band's pairs when it has fewer), 1 to 1000.
-    bands_each_side : int
-        Bands below and above t's band to draw from too, 0 to 20 (3: from 0.65 to 1.0 when
-        t = 0.8).
-    seed : int
-        Seed of the draw (same inputs and seed, same pairs in the same order).
-    exclude : array_like of int, shape (m, 2), or DataFrame with columns i, j, optional
-        Pairs not to draw again (e.g. the ones already labelled).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns i, j (int64), jaccard (float64), band (int64, 0 to 19: J in
-        [band·0.05, band·0.05 + 0.05), 1.0 in band 19), in a random order (seeded), so
-        that the labeller does not read them in order of similarity. Default RangeIndex.
-
-    Examples
-    --------
-    >>> pairs = pd.DataFrame({"i": [0, 0, 1, 2], "j": [1, 2, 3, 3],
-    ...                       "jaccard": [0.81, 0.62, 0.77, 0.3]})
-    >>> drawn = draw_label_pairs(pairs, 0.8, per_band=1, bands_each_side=1)
-    >>> sorted(drawn["jaccard"].tolist())
-    [0.77, 0.81]
-    """
-    check_pair_frame(pairs, "pairs", columns=("i", "j", "jaccard"))
-    jac = check_similarity(pairs["jaccard"].to_numpy(), "pairs['jaccard']")
-    t = check_threshold(threshold)
-    per_band = check_int(per_band, "per_band", low=1, high=1000)
-    side = check_int(bands_each_side, "bands_each_side", low=0, high=N_BANDS)
-    seed = check_int(seed, "seed", low=0)
-    i = pairs["i"].to_numpy(np.int64)
-    j = pairs["j"].to_numpy(np.int64)
-    code = _pair_code(i, j)
-    keep = np.zeros(code.shape[0], dtype=bool)
-    keep[np.unique(code, return_index=True)[1]] = True  # the first row of each pair
-    if exclude is not None:
-        done = check_pairs(exclude, "exclude", unique=False)
-        keep &= ~np.isin(code, _pair_code(done[:, 0], done[:, 1]))
-    centre = int(similarity_band(np.array([t]))[0])
-    band = similarity_band(jac)
-    keep &= np.abs(band - centre) <= side
-    rows = np.flatnonzero(keep)
-    rng = np.random.default_rng(seed)
-    rows = rows[rng.permutation(rows.shape[0])]  # a random order, then the first of each band
-    rank = pd.Series(band[rows]).groupby(band[rows]).cumcount().to_numpy()
-    rows = rows[rank < per_band]
-    return pd.DataFrame(
-        {"i": i[rows], "j": j[rows], "jaccard": jac[rows], "band": band[rows].astype(np.int64)}
-    )
 
 
 # -- validating labels ---------------------------------------------------------------------
@@ -143,7 +67,16 @@ def _is_share(v) -> bool:
     return real and not isinstance(v, bool | np.bool_) and 0.0 <= float(v) <= 1.0  # not NaN
 
 
-def _check_rows(labels, name: str, where) -> pd.DataFrame:
+def _id_rule(n: int | None) -> tuple[int, str]:
+    """The largest id accepted, and the words for the rule."""
+    if n is None:
+        return MAX_DOCS, f"an integer id from 0 to {MAX_DOCS:,}"
+    if n == 0:
+        return -1, "no id (there are no documents)"
+    return n - 1, f"an integer id from 0 to {n - 1:,} (there are {n:,} documents)"
+
+
+def _check_rows(labels, name: str, where, n: int | None = None) -> pd.DataFrame:
     """:func:`check_labels`, naming a bad row by ``where(index)``."""
     if not isinstance(labels, pd.DataFrame):
         raise ValueError(
@@ -156,12 +89,13 @@ def _check_rows(labels, name: str, where) -> pd.DataFrame:
             f"{name} has no column {', '.join(missing)}; accepted: a table with columns "
             f"{', '.join(COLUMNS)} (has: {', '.join(map(str, labels.columns))})"
         )
+    top, rule = _id_rule(n)
     out = {}
     for col in ("i", "j"):
         values = labels[col].tolist()
         for row, v in enumerate(values):
-            if not _is_id(v) or v > MAX_DOCS:
-                raise _bad_row(name, where(row), col, v, f"an integer id from 0 to {MAX_DOCS:,}")
+            if not _is_id(v) or v > top:
+                raise _bad_row(name, where(row), col, v, rule)
         out[col] = np.asarray(values, dtype=np.int64)
     bad = out["i"] >= out["j"]
     twice = pd.Series(_pair_code(out["i"], out["j"])).duplicated().to_numpy()
@@ -184,7 +118,7 @@ def _check_rows(labels, name: str, where) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def check_labels(labels, name: str = "labels") -> pd.DataFrame:
+def check_labels(labels, name: str = "labels", *, n=None) -> pd.DataFrame:
     """A labels table, checked row by row; returns it with exactly the four columns.
 
     Parameters
@@ -193,6 +127,9 @@ def check_labels(labels, name: str = "labels") -> pd.DataFrame:
         Columns i, j, jaccard, label (others are ignored).
     name : str
         What to call it in messages.
+    n : int, optional
+        Number of documents: every id must be below it (default: ids up to the largest
+        number of documents accepted anywhere).
 
     Returns
     -------
@@ -203,7 +140,8 @@ def check_labels(labels, name: str = "labels") -> pd.DataFrame:
     ------
     ValueError
         Naming the first bad row (0-based): an unknown label, an id that is not an integer
-        ≥ 0, i ≥ j, a pair labelled twice, a Jaccard outside [0, 1]; or the missing columns.
+        ≥ 0 (or not below ``n``), i ≥ j, a pair labelled twice, a Jaccard outside [0, 1];
+        or the missing columns.
 
     Examples
     --------
@@ -213,7 +151,8 @@ def check_labels(labels, name: str = "labels") -> pd.DataFrame:
     ...
     ValueError: labels row 0: label='dup' is not accepted; accepted: one of 'duplicate', ...
     """
-    return _check_rows(labels, name, lambda row: f"row {row}")
+    n = None if n is None else check_n(n)
+    return _check_rows(labels, name, lambda row: f"row {row}", n)
 
 
 # -- precision and recall against the labels -----------------------------------------------
@@ -477,7 +416,7 @@ def labels_to_csv(labels) -> bytes:
     return table.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
-def read_labels_csv(data: bytes) -> pd.DataFrame:
+def read_labels_csv(data: bytes, *, n=None) -> pd.DataFrame:
     """Labels from CSV bytes (as :func:`labels_to_csv` writes; extra columns are ignored).
 
     Parameters
@@ -485,6 +424,8 @@ def read_labels_csv(data: bytes) -> pd.DataFrame:
     data : bytes
         UTF-8 (a byte-order mark is allowed) CSV with a header naming at least i, j,
         jaccard and label.
+    n : int, optional
+        Number of documents the labels are for: every id must be below it.
 
     Returns
     -------
@@ -496,7 +437,8 @@ def read_labels_csv(data: bytes) -> pd.DataFrame:
     ValueError
         For bytes that are not UTF-8 CSV, a missing column, or a bad row — named by its
         1-based row and line of the file: an unknown label, an id that is not an integer
-        ≥ 0, i ≥ j, a pair twice, a Jaccard that is not a number from 0 to 1.
+        ≥ 0 (or not below ``n``), i ≥ j, a pair twice, a Jaccard that is not a number from
+        0 to 1.
 
     Examples
     --------
@@ -511,6 +453,8 @@ def read_labels_csv(data: bytes) -> pd.DataFrame:
         raise ValueError(
             f"data={type(data).__name__} is not accepted; accepted: the CSV file's bytes"
         )
+    n = None if n is None else check_n(n)
+    top, rule = _id_rule(n)
     try:
         text = bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -536,11 +480,14 @@ def read_labels_csv(data: bytes) -> pd.DataFrame:
     for col in ("i", "j"):
         cells = raw[col].str.strip()
         ok = cells.str.fullmatch(r"\+?[0-9]{1,18}").to_numpy(bool)
+        ids = np.array(
+            [int(c) if good else 0 for c, good in zip(cells, ok, strict=True)], dtype=np.int64
+        )
+        ok = ok & (ids <= top)
         if not ok.all():
             row = int(np.flatnonzero(~ok)[0])
-            accepted = f"an integer id from 0 to {MAX_DOCS:,}"
-            raise _bad_row(name, where(row), col, raw[col].iloc[row], accepted)
-        out[col] = cells.astype(np.int64).to_numpy()
+            raise _bad_row(name, where(row), col, raw[col].iloc[row], rule)
+        out[col] = ids
     jac = pd.to_numeric(raw["jaccard"].str.strip(), errors="coerce").to_numpy(np.float64)
     bad = ~((jac >= 0.0) & (jac <= 1.0))
     if bad.any():
@@ -550,4 +497,4 @@ def read_labels_csv(data: bytes) -> pd.DataFrame:
         )
     out["jaccard"] = jac
     out["label"] = raw["label"].str.strip().tolist()
-    return _check_rows(pd.DataFrame(out), name, where)
+    return _check_rows(pd.DataFrame(out), name, where, n)

@@ -2,7 +2,9 @@
 
 documents → shingles → signatures → band candidates → exact pairs → evaluation → clusters,
 plus the validity mask (``min_shingles``), the interned tokens of the exact join, the
-similarity sample, SimHash and the Compare view's figures.
+similarity sample, SimHash and the Compare view's figures, and the Threshold view's pairs
+(every pair with J ≥ 0.5, read from the sample, for the removal rate at every threshold;
+the pairs near t to label).
 
 Each :class:`Stage` names its function, the stages it reads and the settings it uses
 directly. A stage's cache key is the documents' digest plus :func:`key_fields` — its own
@@ -51,6 +53,12 @@ from .predict import Prediction, predict, similarity_weights
 from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
+from .threshold_pairs import (
+    label_draw_stage,
+    label_pool_stage,
+    low_pairs_stage,
+    removal_stage,
+)
 from .tokens import TokenSets
 
 SIMHASH_SEED = 1
@@ -372,6 +380,15 @@ STAGES: dict[str, Stage] = {
               "Replaying documents one by one"),
         Stage("broken_replay", broken_replay_stage, ("broken", "valid"), (),
               "Replaying with seed 000's hash"),
+        Stage("low_pairs", low_pairs_stage, ("tokens", "valid", "sample"), (),
+              "Exact pairs with J ≥ 0.5"),
+        Stage("removal", removal_stage, ("low_pairs", "valid"), (),
+              "Clusters at every threshold"),
+        Stage("label_pool", label_pool_stage, ("tokens", "valid", "low_pairs", "sample"),
+              ("threshold",),
+              "Exact pairs near t to label", True),
+        Stage("label_draw", label_draw_stage, ("label_pool",), ("threshold",),
+              "Drawing pairs to label"),
     )
 }  # fmt: skip
 """Every stage, each after the stages it reads."""

@@ -40,6 +40,7 @@ PAGES = [
     ("/minhash", "Shingles & MinHash", "Shingles & MinHash"),
     ("/banding", "Banding", "Banding"),
     ("/results", "Results", "Results"),
+    ("/threshold", "Threshold", "Threshold"),
     ("/clusters", "Clusters", "Clusters"),
     ("/compare", "Compare: SimHash", "Compare"),
     ("/export", "Presets & export", "Presets & export"),

@@ -303,3 +303,63 @@ def test_csv_bad_rows(body, match):
 def test_csv_bad_files(data, match):
     with pytest.raises(ValueError, match=match):
         nl.read_labels_csv(data)
+
+
+# -- the window and rounds -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("t", "side", "want"),
+    [(0.8, 4, (0.6, 1.0)), (0.5, 4, (0.3, 0.75)), (0.05, 4, (0.0, 0.3)), (0.99, 0, (0.95, 1.0))],
+)
+def test_label_window(t, side, want):
+    assert nl.label_window(t, side) == pytest.approx(want)
+
+
+def test_label_window_bad_input():
+    with pytest.raises(ValueError, match="threshold=0"):
+        nl.label_window(0)
+    with pytest.raises(ValueError, match="bands_each_side=21"):
+        nl.label_window(0.5, 21)
+
+
+def test_draw_rounds_are_even_new_and_seeded():
+    """Round k holds up to per_band pairs of each band, none drawn before, and each round is
+    the draw_label_pairs draw with seed + k excluding the earlier rounds."""
+    pairs = frame(3000, seed=2)
+    drawn = nl.draw_label_rounds(pairs, 0.8, per_band=5, rounds=3, bands_each_side=4, seed=7)
+    assert list(drawn.columns) == ["i", "j", "jaccard", "band", "round"]
+    assert drawn["round"].tolist() == sorted(drawn["round"])  # rounds one after the other
+    per = drawn.groupby(["round", "band"]).size()
+    assert (per == 5).all() and len(per) == 3 * 8  # bands 12 … 19, three rounds
+    assert not drawn.duplicated(["i", "j"]).any()
+    done = np.empty((0, 2), dtype=np.int64)
+    for k in range(3):
+        one = nl.draw_label_pairs(pairs, 0.8, per_band=5, bands_each_side=4, seed=7 + k,
+                                  exclude=done)  # fmt: skip
+        got = drawn[drawn["round"] == k].drop(columns="round").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, one)
+        done = np.concatenate([done, one[["i", "j"]].to_numpy()])
+
+
+def test_draw_rounds_stop_when_the_pairs_run_out():
+    pairs = pd.DataFrame({"i": [0, 0, 1], "j": [1, 2, 2], "jaccard": [0.81, 0.82, 0.5]})
+    drawn = nl.draw_label_rounds(pairs, 0.8, per_band=1, rounds=5, bands_each_side=0)
+    assert drawn["round"].tolist() == [0, 1]
+    empty = nl.draw_label_rounds(pairs.iloc[:0], 0.8)
+    assert len(empty) == 0 and list(empty.columns) == ["i", "j", "jaccard", "band", "round"]
+    with pytest.raises(ValueError, match="rounds=0"):
+        nl.draw_label_rounds(pairs, 0.8, rounds=0)
+
+
+def test_ids_checked_against_the_number_of_documents():
+    table = pd.DataFrame({"i": [0, 2], "j": [1, 5], "jaccard": [0.9, 0.8], "label": ["unsure"] * 2})
+    assert len(nl.check_labels(table, n=6)) == 2
+    with pytest.raises(ValueError, match=r"row 1: j=5 .*from 0 to 4 \(there are 5 documents\)"):
+        nl.check_labels(table, n=5)
+    data = nl.labels_to_csv(table)
+    assert len(nl.read_labels_csv(data, n=6)) == 2
+    with pytest.raises(ValueError, match=r"row 2 \(line 3\): j='5' .*there are 5 documents"):
+        nl.read_labels_csv(data, n=5)
+    with pytest.raises(ValueError, match="no id"):
+        nl.read_labels_csv(data, n=0)
+    with pytest.raises(ValueError, match="n=-1"):
+        nl.read_labels_csv(data, n=-1)
