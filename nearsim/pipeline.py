@@ -567,3 +567,14 @@ def warm_up() -> None:
         MinHasher(16).text_signatures(texts, kind=kind, k=k, one_byte=True)
         SimHasher(SIMHASH_SEED).text_fingerprints(texts, kind=kind, k=k)
     _warm_up_exact()
+    # Paths a dozen texts never take: SimHash fingerprints in parallel (from 200,000
+    # shingles), replay tables (from 64 fingerprints), the distance histogram in parallel
+    # (from 4 million pairs); and the recall tuner's kernel, which is not a stage. Without
+    # these the explorer's first Banding and Compare pages compiled for seconds.
+    from .example import example_corpus
+    from .predict import compare_tuners
+
+    runner = Runner(example_corpus(3000, seed=0)["text"].tolist())
+    for stage in ("compare", "replay", "prediction"):
+        runner.get(stage)
+    compare_tuners(*similarity_weights(runner.get("sample")), 0.8, 128, 0.5)
