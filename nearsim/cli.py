@@ -138,6 +138,7 @@ def _app_parser(sub) -> None:
     p.add_argument("--text-field", default="text")
     p.add_argument("--id-field", default=None)
     p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--headless", action="store_true", help="do not open a browser")
 
 
 def _tune_parser(sub) -> None:
@@ -248,6 +249,11 @@ def cmd_app(args: argparse.Namespace) -> int:
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     script = app_script()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(args.port)]
+    # what .streamlit/config.toml says, also when nearsim is installed without the repository:
+    # this computer only, no usage statistics
+    cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    if args.headless:
+        cmd += ["--server.headless", "true"]
     if args.inputs:
         cmd += ["--", "--corpus", *map(os.path.abspath, args.inputs)]
         cmd += ["--text-field", args.text_field]

@@ -1,0 +1,57 @@
+"""``nearsim app corpus.jsonl --text-field body`` opens the explorer on that corpus (issue
+12, item 1), in Debian's chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from e2e_server import CHROMIUM, free_port, open_app
+from test_e2e import assert_no_errors
+
+import nearsim as ns
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(),
+    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+)
+if Path(CHROMIUM).exists():
+    from playwright.sync_api import expect
+
+
+def test_nearsim_app_opens_the_explorer_on_a_corpus(tmp_path, new_context):
+    rows = [{"url": f"https://example.org/{i}", "body": t}
+            for i, t in enumerate(ns.example_corpus(3000, seed=2)["text"])]  # fmt: skip
+    rows += rows[:100]  # 3,100 records
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nearsim", "app", str(path), "--text-field", "body",
+         "--port", str(port), "--headless"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.3)
+        page = new_context().new_page()
+        open_app(page, f"http://127.0.0.1:{port}/")
+        expect(page.get_by_role("radio", name="JSONL / Parquet")).to_be_checked()
+        expect(page.get_by_text("corpus.jsonl, field 'body': all 3,100 documents")).to_be_visible()
+        expect(page.get_by_test_id("stMetricValue").first).to_have_text("3,100")
+        assert_no_errors(page, "nearsim app on a corpus")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)

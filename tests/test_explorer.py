@@ -1,0 +1,65 @@
+"""The explorer's glue outside a running app: one cache per stage, launch arguments, kept
+uploads, and what the browser storage restores."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+
+from nearsim import pipeline
+
+
+def test_every_stage_has_its_own_cache():
+    """Streamlit keys a cache on the function's qualified name: one name per stage, so a
+    stage's entries never evict another's and each has its own bound."""
+    from explorer import state
+
+    assert set(state._CACHES) == set(pipeline.STAGES)
+    names = {fn.__wrapped__.__qualname__ if hasattr(fn, "__wrapped__") else fn.__qualname__
+             for fn in state._CACHES.values()}  # fmt: skip
+    assert len(names) == len(pipeline.STAGES)
+    assert state.MAX_ENTRIES["shingles"] < state.DEFAULT_ENTRIES
+
+
+def test_corpus_arguments_come_from_after_the_double_dash(monkeypatch):
+    from explorer import launch
+
+    launch.corpus_arguments.cache_clear()
+    monkeypatch.setattr(sys, "argv", ["app.py", "--corpus", "a.jsonl", "b.parquet",
+                                      "--text-field", "body", "--id-field", "url"])  # fmt: skip
+    got = launch.corpus_arguments()
+    assert got.paths == ("a.jsonl", "b.parquet") and got.text_field == "body"
+    assert got.id_field == "url"
+    launch.corpus_arguments.cache_clear()
+    monkeypatch.setattr(sys, "argv", ["app.py"])
+    assert launch.corpus_arguments() == launch.CorpusArguments()
+    launch.corpus_arguments.cache_clear()
+
+
+def test_an_upload_lands_at_one_path_per_content(tmp_path):
+    from explorer import launch
+
+    a = launch.save_upload("../../etc/corpus.jsonl", b'{"text": "x"}\n')
+    b = launch.save_upload("corpus.jsonl", b'{"text": "x"}\n')
+    c = launch.save_upload("corpus.jsonl", b'{"text": "y"}\n')
+    assert a == b and a != c
+    assert a.endswith("/corpus.jsonl") and "/etc/" not in a  # the name only, never a path
+    with open(a, "rb") as f:
+        assert f.read() == b'{"text": "x"}\n'
+
+
+def test_storage_restores_paste_and_csv_and_ignores_a_damaged_entry(monkeypatch):
+    import streamlit as st
+
+    from explorer import state, storage
+
+    fake: dict = {}
+    monkeypatch.setattr(st, "session_state", fake)
+    payload = {"name": "a.csv", "column": "body", "data": base64.b64encode(b"x,body\n").decode()}
+    assert storage.restore({"paste": "one\ntwo", "csv": json.dumps(payload)})
+    assert fake[state.PASTE_KEY] == "one\ntwo"
+    assert fake[state.CSV_STATE] == ("a.csv", b"x,body\n") and fake[state.CSV_COLUMN] == "body"
+    fake.clear()
+    assert not storage.restore({"csv": '{"name": "a.csv", "data": "%%% not base64"}'})
+    assert state.CSV_STATE not in fake

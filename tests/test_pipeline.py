@@ -1,0 +1,91 @@
+"""The stage graph: declared once, keys derived from it, a runner that computes each stage
+once, row stages that can run batch by batch, and the library's answer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import nearsim as ns
+from nearsim import pipeline
+from nearsim.settings import FIELD_SPECS
+
+TEXTS = ns.example_corpus(400, seed=4)["text"].tolist()
+
+
+def test_every_stage_reads_only_stages_declared_before_it():
+    seen = {"texts"}
+    for name, stage in pipeline.STAGES.items():
+        assert set(stage.inputs) <= seen, name
+        assert set(stage.fields) <= set(FIELD_SPECS), name
+        seen.add(name)
+
+
+def test_keys_follow_the_graph():
+    """A stage's key holds its own settings and those of every stage it reads, and nothing
+    else: moving bands never re-keys signatures, a threshold step never re-keys the sample,
+    min_shingles never re-keys the shingles or the interned tokens."""
+    kf = pipeline.key_fields
+    assert kf("shingles") == pipeline.SHINGLE_FIELDS
+    assert kf("tokens") == pipeline.SHINGLE_FIELDS
+    assert "min_shingles" not in kf("signatures") and "bands" not in kf("signatures")
+    assert set(kf("candidates")) == {*pipeline.SHINGLE_FIELDS, "min_shingles", "num_perm",
+                                     "hash_seed", "bands", "rows"}  # fmt: skip
+    assert "threshold" not in kf("sample") and "threshold" not in kf("rates")
+    assert "threshold" in kf("exact") and "bands" not in kf("exact")
+    for name in pipeline.STAGES:
+        mine = set(pipeline.STAGES[name].fields)
+        below = {f for i in pipeline.STAGES[name].inputs if i != "texts" for f in kf(i)}
+        assert set(kf(name)) == mine | below, name
+
+
+def test_runner_computes_each_stage_once_and_fetch_sees_every_stage():
+    calls: list[str] = []
+
+    def fetch(stage, runner):
+        calls.append(stage)
+        return cache.setdefault(stage, runner.compute(stage))
+
+    cache: dict = {}
+    run = pipeline.Runner(TEXTS, ns.Settings(threshold=0.6), fetch=fetch)
+    run.get("evaluation")
+    run.get("evaluation")
+    assert calls.count("evaluation") == 2 and cache.keys() >= {"shingles", "tokens", "exact"}
+    assert run.key("exact") == (pipeline.digest(TEXTS), pipeline.stage_key(run.settings, "exact"))
+    with pytest.raises(ValueError, match="stage='nope' is not accepted"):
+        run.get("nope")
+
+
+def test_run_equals_the_library_calls():
+    settings = ns.Settings(threshold=0.7, min_shingles=30)
+    result = pipeline.run(TEXTS, settings)
+    sets = [ns.shingles(t, **settings.shingle_options()) for t in TEXTS]
+    valid = np.array([len(s) >= 30 for s in sets])
+    sig = ns.MinHasher(settings.num_perm, settings.hash_seed).signatures(sets)
+    assert (result.signatures == sig).all()
+    assert (result.valid == valid).all()
+    cand = ns.candidate_pairs(sig, settings.bands, settings.rows, valid=valid)
+    assert result.candidates.pairs.tolist() == cand.tolist()
+    truth = ns.exact_pairs([s if v else [] for s, v in zip(sets, valid, strict=True)], 0.7)
+    assert result.exact[["i", "j"]].values.tolist() == truth[["i", "j"]].values.tolist()
+    accepted = cand[ns.estimate_pairs(sig, cand) >= 0.7]
+    assert (result.labels == ns.clusters(len(TEXTS), accepted)).all()
+
+
+def test_row_stages_run_batch_by_batch_give_the_whole_run():
+    settings = ns.Settings(min_shingles=25)
+    whole = pipeline.Runner(TEXTS, settings)
+    parts = [pipeline.Runner(TEXTS[i : i + 77], settings) for i in range(0, len(TEXTS), 77)]
+    for stage in ("valid", "signatures"):
+        joined = np.concatenate([p.get(stage) for p in parts])
+        assert (joined == whole.get(stage)).all(), stage
+    assert pipeline.ROW_STAGES == ("shingles", "valid", "signatures")
+
+
+def test_importing_the_library_imports_neither_streamlit_nor_altair():
+    code = "import nearsim, sys; print('streamlit' in sys.modules, 'altair' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
