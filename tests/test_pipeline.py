@@ -75,6 +75,20 @@ def test_run_equals_the_library_calls():
     assert (result.labels == ns.clusters(len(TEXTS), accepted)).all()
 
 
+def test_predictions_from_the_distinct_similarities_equal_those_from_the_sample():
+    """The similarities stage collapses the sample's rows to distinct values with summed
+    weights; predict sums equal similarities itself, so the answers are the same floats."""
+    settings = ns.Settings(threshold=0.6, auto_tune=False, bands=12, rows=6)
+    run = pipeline.Runner(TEXTS, settings)
+    sample = run.get("sample")
+    s, w = run.get("similarities")
+    assert (np.diff(s) > 0).all() and len(s) < len(sample)
+    assert w.sum() == pytest.approx(sample["weight"].sum(), rel=1e-12)
+    rows = ns.similarity_weights(sample)
+    assert run.get("prediction") == ns.predict(*rows, 0.6, 12, 6, 128)
+    assert ns.compare_tuners(s, w, 0.6, 128, 0.3) == ns.compare_tuners(*rows, 0.6, 128, 0.3)
+
+
 def test_row_stages_run_batch_by_batch_give_the_whole_run():
     settings = ns.Settings(min_shingles=25)
     whole = pipeline.Runner(TEXTS, settings)
@@ -108,7 +122,7 @@ texts = ns.example_corpus(3000, seed=1)["text"].tolist()
 run = pipeline.Runner(texts, ns.Settings(threshold=0.7, hash_seed=3))
 for name in pipeline.STAGES:
     run.get(name)
-ns.compare_tuners(*ns.similarity_weights(run.get("sample")), 0.7, 128, 0.4)
+ns.compare_tuners(*run.get("similarities"), 0.7, 128, 0.4)
 print(*sorted(k for k, v in machine_code().items() if v != before.get(k, 0)))
 """
 
