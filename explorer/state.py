@@ -92,10 +92,10 @@ class StageError(ValueError):
 
 # -- documents ---------------------------------------------------------------------------
 @st.cache_data(max_entries=6, show_spinner="Generating the example…")
-def _example(n: int, seed: int) -> tuple[list[str], np.ndarray, str]:
+def _example(n: int, seed: int) -> tuple[list[str], list[str], np.ndarray, str]:
     df = example_corpus(n, seed)
     texts = df["text"].tolist()
-    return texts, df["parent"].to_numpy(np.int64), pipeline.digest(texts)
+    return texts, _numbered(len(texts)), df["parent"].to_numpy(np.int64), pipeline.digest(texts)
 
 
 def _numbered(n: int) -> list[str]:
@@ -118,12 +118,12 @@ def _make(texts, labels, parent, source, summary, digest=None, problems=()) -> D
 
 
 def _example_documents(settings: Settings) -> Documents:
-    texts, parent, digest = _example(settings.n_docs, settings.example_seed)
+    texts, labels, parent, digest = _example(settings.n_docs, settings.example_seed)
     summary = (
         f"Example: {len(texts):,} generated news-like documents (seed "
         f"{settings.example_seed}); a third are edited copies of earlier ones."
     )
-    return _make(texts, _numbered(len(texts)), parent, "example", summary, digest)
+    return _make(texts, labels, parent, "example", summary, digest)
 
 
 def _paste_documents(settings: Settings) -> Documents:
