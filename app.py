@@ -50,6 +50,7 @@ pages = [
     st.Page("app_pages/results.py", title="Results", icon=":material/task_alt:"),
     st.Page("app_pages/clusters.py", title="Clusters", icon=":material/workspaces:"),
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("app_pages/export.py", title="Presets & export", icon=":material/output:"),
 ]
 page = st.navigation(pages, position="top")
 settings_ui.show_problems()

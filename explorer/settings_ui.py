@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from explorer import launch
+from nearsim.export import dedup_command
 from nearsim.settings import FIELD_SPECS, Settings, fit_banding, tuned_bands_rows
 
 STEPS = {"threshold": 0.01, "fp_weight": 0.05, "n_docs": 100, "num_perm": 8}
@@ -222,7 +223,13 @@ def share_link(settings: Settings) -> str:
 
 
 def share_button(settings: Settings) -> None:
-    """A Share popover that shows the link."""
+    """A Share popover that shows the link, and under it the same settings as a
+    ``nearsim dedup`` command."""
     with st.sidebar.popover("Share these settings", icon=":material/share:", width="stretch"):
         st.caption("The link carries the settings only — never your documents.")
         st.code(share_link(settings), language=None, wrap_lines=True)
+        st.caption(
+            "The same settings over a whole corpus (INPUT: your files or folder; DIR: a "
+            "folder for the results):"
+        )
+        st.code(dedup_command(settings), language="bash", wrap_lines=True)

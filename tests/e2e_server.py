@@ -41,6 +41,7 @@ PAGES = [
     ("/results", "Results", "Results"),
     ("/clusters", "Clusters", "Clusters"),
     ("/compare", "Compare: SimHash", "Compare"),
+    ("/export", "Presets & export", "Presets & export"),
 ]
 
 

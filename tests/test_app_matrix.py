@@ -33,6 +33,7 @@ PAGES = {
     ),
     "app_pages/clusters.py": (None, ()),
     "app_pages/compare.py": (None, ()),
+    "app_pages/export.py": (None, ()),
 }
 
 

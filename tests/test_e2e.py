@@ -100,7 +100,8 @@ def warnings(page):
 def share_link(page) -> str:
     """Open the Share popover and read the link it shows."""
     sidebar(page).get_by_role("button", name="Share these settings").click()
-    code = page.get_by_test_id("stPopoverBody").get_by_test_id("stCode").locator("code")
+    # the first code block is the link; the second, the nearsim dedup command
+    code = page.get_by_test_id("stPopoverBody").get_by_test_id("stCode").first.locator("code")
     code.wait_for(state="visible")
     link = re.sub(r"\s+", "", code.inner_text())
     page.keyboard.press("Escape")
