@@ -528,8 +528,19 @@ precision {m.get("Precision of the candidates")}; after the estimate filter reca
 
 
 # -- screenshots ----------------------------------------------------------------------
-def _scroll_to(page, locator, block: str) -> None:
-    locator.evaluate(f"(el) => el.scrollIntoView({{block: '{block}'}})")
+def _scroll_to(page, locator, block: str, offset: int = 0) -> None:
+    """Scroll an element into view (then ``offset`` px further down the page)."""
+    locator.evaluate(
+        """(el, [block, offset]) => {
+            el.scrollIntoView({block});
+            let box = el.parentElement;  // the first ancestor that scrolls (Streamlit's main)
+            while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowY)) {
+                box = box.parentElement;
+            }
+            if (box) { box.scrollBy(0, offset); }
+        }""",
+        [block, offset],
+    )
     page.wait_for_timeout(600)  # charts draw after the run
 
 
@@ -564,15 +575,17 @@ def screenshots(folder: Path) -> list[Path]:
                     open_app(page, server.base + path)
                     page.wait_for_timeout(600)
                     name = "narrow-banding" if pages is None else path.strip("/") or "documents"
+                    charts = page.get_by_test_id("stMain").get_by_test_id("stVegaLiteChart")
+                    if name == "narrow-banding":  # the S-curve, which a legend used to squeeze
+                        _scroll_to(page, charts.first, "start", -90)
                     if name == "minhash":
                         page.get_by_role("tab", name="A pair", exact=True).click()
                         wait_idle(page)
-                        grid = page.get_by_test_id("stMain").get_by_test_id("stVegaLiteChart")
-                        _scroll_to(page, grid.first, "center")
+                        _scroll_to(page, charts.first, "center")  # the band grid
                         shot(page, "minhash")
                         page.get_by_role("tab", name="Worked example", exact=True).click()
                         wait_idle(page)
-                        _scroll_to(page, page.get_by_role("tablist").first, "start")
+                        _scroll_to(page, page.get_by_role("tablist").first, "start", -70)
                         name = "minhash-worked"
                     shot(page, name)
                     page.close()
