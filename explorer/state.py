@@ -92,10 +92,10 @@ class StageError(ValueError):
 
 # -- documents ---------------------------------------------------------------------------
 @st.cache_data(max_entries=6, show_spinner="Generating the example…")
-def _example(n: int, seed: int) -> tuple[list[str], np.ndarray, str]:
+def _example(n: int, seed: int) -> tuple[list[str], list[str], np.ndarray, str]:
     df = example_corpus(n, seed)
     texts = df["text"].tolist()
-    return texts, df["parent"].to_numpy(np.int64), pipeline.digest(texts)
+    return texts, _numbered(len(texts)), df["parent"].to_numpy(np.int64), pipeline.digest(texts)
 
 
 def _numbered(n: int) -> list[str]:
@@ -118,12 +118,12 @@ def _make(texts, labels, parent, source, summary, digest=None, problems=()) -> D
 
 
 def _example_documents(settings: Settings) -> Documents:
-    texts, parent, digest = _example(settings.n_docs, settings.example_seed)
+    texts, labels, parent, digest = _example(settings.n_docs, settings.example_seed)
     summary = (
         f"Example: {len(texts):,} generated news-like documents (seed "
         f"{settings.example_seed}); a third are edited copies of earlier ones."
     )
-    return _make(texts, _numbered(len(texts)), parent, "example", summary, digest)
+    return _make(texts, labels, parent, "example", summary, digest)
 
 
 def _paste_documents(settings: Settings) -> Documents:
@@ -362,14 +362,14 @@ def require_documents() -> Page:
 # -- cached library calls that depend on a page's own control ---------------------------
 @st.cache_data(max_entries=16, show_spinner="Ranking every banding for the recall target…")
 def _tuner_comparison(digest: str, key: tuple, t: float, k: int, w_fp: float, recall: float, _page):
-    from nearsim import compare_tuners, similarity_weights
+    from nearsim import compare_tuners
 
-    s, w = similarity_weights(_page.run.get("sample"))
+    s, w = _page.run.get("similarities")
     return compare_tuners(s, w, t, k, w_fp, min_recall=recall)
 
 
 def tuner_comparison(page: Page, min_recall: float):
     """The area tuner's choice and the recall tuner's best eight on the page's corpus."""
-    digest, key = page.run.key("sample")
+    digest, key = page.run.key("similarities")
     s = page.settings
     return _tuner_comparison(digest, key, s.threshold, s.num_perm, s.fp_weight, min_recall, page)

@@ -75,6 +75,20 @@ def test_run_equals_the_library_calls():
     assert (result.labels == ns.clusters(len(TEXTS), accepted)).all()
 
 
+def test_predictions_from_the_distinct_similarities_equal_those_from_the_sample():
+    """The similarities stage collapses the sample's rows to distinct values with summed
+    weights; predict sums equal similarities itself, so the answers are the same floats."""
+    settings = ns.Settings(threshold=0.6, auto_tune=False, bands=12, rows=6)
+    run = pipeline.Runner(TEXTS, settings)
+    sample = run.get("sample")
+    s, w = run.get("similarities")
+    assert (np.diff(s) > 0).all() and len(s) < len(sample)
+    assert w.sum() == pytest.approx(sample["weight"].sum(), rel=1e-12)
+    rows = ns.similarity_weights(sample)
+    assert run.get("prediction") == ns.predict(*rows, 0.6, 12, 6, 128)
+    assert ns.compare_tuners(s, w, 0.6, 128, 0.3) == ns.compare_tuners(*rows, 0.6, 128, 0.3)
+
+
 def test_row_stages_run_batch_by_batch_give_the_whole_run():
     settings = ns.Settings(min_shingles=25)
     whole = pipeline.Runner(TEXTS, settings)
@@ -89,3 +103,38 @@ def test_importing_the_library_imports_neither_streamlit_nor_altair():
     code = "import nearsim, sys; print('streamlit' in sys.modules, 'altair' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+_AFTER_WARM_UP = """
+import sys
+from numba.core.registry import CPUDispatcher
+import nearsim as ns
+from nearsim import pipeline
+
+def machine_code():
+    return {f"{m}.{k}": len(v.overloads) for m, mod in list(sys.modules.items())
+            if m.startswith("nearsim") for k, v in vars(mod).items()
+            if isinstance(v, CPUDispatcher)}
+
+pipeline.warm_up()
+before = machine_code()
+texts = ns.example_corpus(3000, seed=1)["text"].tolist()
+run = pipeline.Runner(texts, ns.Settings(threshold=0.7, hash_seed=3))
+for name in pipeline.STAGES:
+    run.get(name)
+ns.compare_tuners(*run.get("similarities"), 0.7, 128, 0.4)
+print(*sorted(k for k, v in machine_code().items() if v != before.get(k, 0)))
+"""
+
+
+def test_after_warm_up_the_stages_need_no_more_machine_code():
+    """In a fresh process, every stage on 3,000 documents (above the parallel paths'
+    thresholds: 200,000 shingles, 4 million pairs) and the recall tuner run on kernels
+    ``warm_up()`` already compiled or loaded. The explorer's first Banding and Compare pages
+    used to compile the parallel SimHash, replay-table, distance-histogram and tuner kernels
+    (seconds); a kernel first needed after warm-up would show up here with a new overload,
+    whether numba's disk cache holds it or not."""
+    out = subprocess.run(
+        [sys.executable, "-c", _AFTER_WARM_UP], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == []
