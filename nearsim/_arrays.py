@@ -6,7 +6,7 @@ million values, against milliseconds for a sort), so the hot paths use these ins
 Pairs of documents (i, j) with i < j < n are coded as one int64, ``i * n + j``: codes sort
 the way the pairs do (by i, then j), so a sorted array of distinct codes is a set of pairs
 in which membership is one ``searchsorted``. These helpers take validated pairs
-(:func:`nearsim._validation.check_pairs`); they do no checking of their own.
+(:func:`nearsim._validation_arrays.check_pairs`); they do no checking of their own.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
-from ._validation import ArgumentTypeError, check_shingle_sets
+from ._validation import ArgumentTypeError
+from ._validation_arrays import check_shingle_sets
 from .shingles import as_text_list, check_shingle_options, normalize
 
 

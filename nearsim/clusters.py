@@ -23,7 +23,8 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ._validation import check_labels, check_n, check_pairs, check_threshold
+from ._validation import check_n, check_threshold
+from ._validation_arrays import check_labels, check_pairs
 from .exact import pair_jaccard
 from .tokens import checked_sets, n_documents
 

@@ -23,15 +23,13 @@ import numpy as np
 import pandas as pd
 
 from ._arrays import is_member, pair_codes, sorted_codes
-from ._validation import (
+from ._validation import check_int, check_n, check_threshold
+from ._validation_arrays import (
     check_estimates,
-    check_int,
     check_mask,
-    check_n,
     check_pair_frame,
     check_pairs,
     check_similarity,
-    check_threshold,
 )
 from .hamming import distance_histogram
 from .lsh import candidate_probability

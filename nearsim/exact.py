@@ -39,7 +39,8 @@ import numpy as np
 import pandas as pd
 
 from . import _join
-from ._validation import check_choice, check_mask, check_pairs, check_threshold
+from ._validation import check_choice, check_threshold
+from ._validation_arrays import check_mask, check_pairs
 from .tokens import TokenSets, as_token_sets, checked_sets, n_documents, subset
 
 __all__ = [

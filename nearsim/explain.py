@@ -15,13 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ._hashing import text_shingles
-from ._validation import (
-    ArgumentTypeError,
-    check_banding,
-    check_choice,
-    check_int,
-    check_texts,
-)
+from ._validation import ArgumentTypeError, check_banding, check_choice, check_int
+from ._validation_arrays import check_texts
 from .minhash import MinHasher, estimate_jaccard, standard_error
 from .shingles import KINDS
 

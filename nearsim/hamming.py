@@ -20,14 +20,8 @@ import pandas as pd
 from numba import njit, prange
 
 from ._arrays import code_rows, popcount64
-from ._validation import (
-    MAX_PAIRS,
-    check_choice,
-    check_int,
-    check_mask,
-    check_n,
-    check_pair_frame,
-)
+from ._validation import MAX_PAIRS, check_choice, check_int, check_n
+from ._validation_arrays import check_mask, check_pair_frame
 from .lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
 from .simhash import (
     BITS,

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from ._validation import check_int, check_mask, check_texts
+from ._validation import check_int
+from ._validation_arrays import check_mask, check_texts
 from .simhash import _popcount_array, as_fingerprints
 
 

@@ -14,14 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import (
-    MAX_DOCS,
-    check_int,
-    check_pair_frame,
-    check_pairs,
-    check_similarity,
-    check_threshold,
-)
+from ._validation import MAX_DOCS, check_int, check_threshold
+from ._validation_arrays import check_pair_frame, check_pairs, check_similarity
 from .sample import N_BANDS, similarity_band
 
 

@@ -32,14 +32,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
-from ._validation import (
-    MAX_DOCS,
-    check_choice,
-    check_float,
-    check_int,
-    check_n,
-    check_thresholds,
-)
+from ._validation import MAX_DOCS, check_choice, check_float, check_int, check_n
+from ._validation_arrays import check_thresholds
 from .label_draw import _pair_code
 from .label_draw import draw_label_pairs as draw_label_pairs
 from .label_draw import draw_label_rounds as draw_label_rounds

@@ -23,13 +23,11 @@ from ._validation import (
     MAX_PAIRS,
     check_banding,
     check_int,
-    check_mask,
     check_num_perm,
-    check_signatures,
-    check_similarity,
     check_threshold,
     check_weight,
 )
+from ._validation_arrays import check_mask, check_signatures, check_similarity
 
 DEFAULT_MAX_PAIRS = 20_000_000
 """Default limit on distinct candidate pairs (320 MB as int64 pairs)."""

@@ -21,16 +21,8 @@ import pandas as pd
 from numba import njit, prange
 
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
-from ._validation import (
-    ArgumentTypeError,
-    check_bool,
-    check_int,
-    check_num_perm,
-    check_pairs,
-    check_shingle_list,
-    check_signatures,
-    check_similarity,
-)
+from ._validation import ArgumentTypeError, check_bool, check_int, check_num_perm
+from ._validation_arrays import check_pairs, check_shingle_list, check_signatures, check_similarity
 
 MERSENNE_P = (1 << 31) - 1
 EMPTY = np.uint32(0xFFFFFFFF)

@@ -33,26 +33,30 @@ import numpy as np
 import pandas as pd
 
 from ._hashing import FlatShingles, decode, text_shingles
-from ._validation import (
-    check_callable,
-    check_choice,
-    check_instance,
-    check_optional_str,
-    check_texts,
-)
+from ._validation import check_callable, check_choice, check_instance, check_optional_str
+from ._validation_arrays import check_texts
 from .clusters import check_clusters, cluster_table, clusters
-from .evaluate import Evaluation, compare_simhash, evaluate, rate_by_band
+from .evaluate import Evaluation, evaluate, rate_by_band
 from .exact import exact_pairs, join_funnel, pair_jaccard
 from .exact import warm_up as _warm_up_exact
 from .explain import shingle_length_profile
-from .hamming import distance_vs_jaccard, replay
-from .hash_health import broken_simhash, hash_health
 from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
 from .predict import Prediction, predict, similarity_weights
 from .sample import similarity_sample
 from .settings import FIELD_SPECS, Settings
 from .simhash import SimHasher
+from .simhash_stages import (
+    SIMHASH_SEED,
+    broken_health_stage,
+    broken_replay_stage,
+    broken_stage,
+    compare_stage,
+    distance_pairs_stage,
+    fingerprint_stage,
+    health_stage,
+    replay_stage,
+)
 from .threshold_pairs import (
     label_draw_stage,
     label_pool_stage,
@@ -60,12 +64,6 @@ from .threshold_pairs import (
     removal_stage,
 )
 from .tokens import TokenSets
-
-SIMHASH_SEED = 1
-"""SimHash fingerprints use one fixed seed: the Compare view is about the method."""
-COMPARE_MAX_DISTANCE = 24
-BROKEN_DISTANCE = 12
-"""The distance seed 000's filter used with its broken hash."""
 
 
 # -- what flows between stages ------------------------------------------------------------
@@ -247,70 +245,6 @@ def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
         remove_punctuation=settings.remove_punctuation,
         collapse_whitespace=settings.collapse_whitespace,
     )
-
-
-def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
-    """64-bit SimHash fingerprints (uint64, shape (n,))."""
-    return SimHasher(SIMHASH_SEED).fingerprints(shingles.flat)
-
-
-def broken_stage(settings: Settings, texts: Sequence[str]) -> np.ndarray:
-    """Seed 000's broken 31-bit hash of every text, for the hash-health lesson."""
-    return broken_simhash(texts)
-
-
-def compare_stage(
-    settings: Settings,
-    fingerprints: np.ndarray,
-    exact: pd.DataFrame,
-    candidates: Candidates,
-    valid: np.ndarray,
-):
-    """SimHash recall and precision at every distance, next to MinHash LSH."""
-    return compare_simhash(
-        fingerprints,
-        exact,
-        settings.threshold,
-        candidates.pairs,
-        max_distance=COMPARE_MAX_DISTANCE,
-        valid=valid,
-    )
-
-
-def distance_pairs_stage(
-    settings: Settings, fingerprints: np.ndarray, sample: pd.DataFrame
-) -> pd.DataFrame:
-    """SimHash distance against exact Jaccard for a seeded draw of the sample's pairs: up
-    to 3,000 with J ≥ 0.2 and 2,000 below (a scatter plot's worth)."""
-    similar = sample[sample["jaccard"] >= 0.2]
-    rest = sample[sample["jaccard"] < 0.2]
-    drawn = pd.concat(
-        [
-            similar.sample(min(len(similar), 3000), random_state=0),
-            rest.sample(min(len(rest), 2000), random_state=0),
-        ]
-    ).sort_values(["i", "j"])
-    return distance_vs_jaccard(fingerprints, drawn)
-
-
-def health_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray):
-    """Hash health of our SimHash: mean distance of unrelated documents, stuck bits."""
-    return hash_health(fingerprints[valid])
-
-
-def broken_health_stage(settings: Settings, broken: np.ndarray, valid: np.ndarray):
-    """Hash health of seed 000's hash on the same documents."""
-    return hash_health(broken[valid])
-
-
-def replay_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Documents a one-by-one SimHash filter at ``simhash_distance`` would keep."""
-    return replay(fingerprints[valid], settings.simhash_distance)
-
-
-def broken_replay_stage(settings: Settings, broken: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Documents seed 000's filter (broken hash, distance 12) would keep."""
-    return replay(broken[valid], BROKEN_DISTANCE)
 
 
 # -- the graph ----------------------------------------------------------------------------

@@ -50,12 +50,10 @@ from ._validation import (
     check_float,
     check_instance,
     check_num_perm,
-    check_pair_similarity,
-    check_pair_weights,
-    check_similarity,
     check_threshold,
     check_weight,
 )
+from ._validation_arrays import check_pair_similarity, check_pair_weights, check_similarity
 
 
 @dataclass(frozen=True)

@@ -19,15 +19,8 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from ._validation import (
-    check_choice,
-    check_n,
-    check_pair_frame,
-    check_pairs,
-    check_similarity,
-    check_threshold,
-    check_thresholds,
-)
+from ._validation import check_choice, check_n, check_threshold
+from ._validation_arrays import check_pair_frame, check_pairs, check_similarity, check_thresholds
 from .clusters import clusters
 
 DEFAULT_GRID = np.arange(50, 100) / 100

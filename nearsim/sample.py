@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from . import _join
-from ._validation import MAX_PAIRS, check_int, check_mask, check_threshold
+from ._validation import MAX_PAIRS, check_int, check_threshold
+from ._validation_arrays import check_mask
 from .exact import AUTO_BRUTE_LIMIT, join_rows, threshold_cut
 from .tokens import as_token_sets
 

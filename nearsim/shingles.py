@@ -13,7 +13,8 @@ import sys
 import unicodedata
 from collections.abc import Iterable
 
-from ._validation import ArgumentTypeError, check_bool, check_choice, check_int, check_texts
+from ._validation import ArgumentTypeError, check_bool, check_choice, check_int
+from ._validation_arrays import check_texts
 
 KINDS = ("char", "word")
 MAX_K = 1000
@@ -161,5 +162,5 @@ def shingles(
 
 
 def as_text_list(texts: Iterable[str]) -> list[str]:
-    """The documents as a list of str (see ``nearsim._validation.check_texts``)."""
+    """The documents as a list of str (see ``nearsim._validation_arrays.check_texts``)."""
     return check_texts(texts, "texts")

@@ -27,12 +27,8 @@ from numba import njit, prange
 
 from ._arrays import popcount64
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
-from ._validation import (
-    check_fingerprint,
-    check_fingerprints,
-    check_int,
-    check_shingle_list,
-)
+from ._validation import check_int
+from ._validation_arrays import check_fingerprint, check_fingerprints, check_shingle_list
 
 BITS = 64
 """Bits in a fingerprint."""

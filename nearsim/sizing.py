@@ -50,10 +50,9 @@ from ._validation import (
     check_instance,
     check_int,
     check_num_perm,
-    check_pair_similarity,
-    check_pair_weights,
     check_threshold,
 )
+from ._validation_arrays import check_pair_similarity, check_pair_weights
 from .lsh import candidate_probability
 
 MAX_SIZE = 10**12

@@ -25,7 +25,8 @@ import numpy as np
 from ._hashing import FlatShingles
 from ._intern import intern_lists, intern_spans
 from ._join import MAX_VERIFY_BITS, verification_index
-from ._validation import ArgumentTypeError, check_int, check_optional_int, check_shingle_sets
+from ._validation import ArgumentTypeError, check_int, check_optional_int
+from ._validation_arrays import check_shingle_sets
 
 __all__ = ["TokenSets", "as_token_sets"]
 

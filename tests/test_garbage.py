@@ -297,7 +297,7 @@ TABLE: list[Case] = [
     Case("removal_rates", fn("removal_rates"), lambda f: {"sets": f.sets,
          "thresholds": [0.5, 0.9], "method": "auto"}, frame_of(REMOVAL)),
     Case("check_labels", fn("check_labels"), lambda f: {"labels": f.label_table,
-         "name": "labels"}, frame_of(LABEL_TABLE), also={"labels": ("name",)}),
+         "name": "labels", "n": 1000}, frame_of(LABEL_TABLE), also={"labels": ("name", "n")}),
     Case("labels_to_csv", fn("labels_to_csv"), lambda f: {"labels": f.label_table}, is_a(bytes)),
     Case("read_labels_csv", fn("read_labels_csv"), lambda f: {"data": f.label_csv},
          frame_of(LABEL_TABLE), content=(r"^the labels CSV ",)),
