@@ -128,6 +128,7 @@ CSV_CONTENT = (
     r"^column position .* is out of range; the CSV file has",
 )
 FILE_CONTENT = (r"^file '.*' (has no extension|is not a supported|is \S+ bytes, more than)",
+                r"^file '.*' has '\.[^']*'; accepted file types: ",
                 r"^file '.*' (holds|has) no (visible )?text")  # fmt: skip
 CORPUS_CONTENT = (
     r"^file '.*', line \d+: ",  # a bad record, named by its file and line
@@ -297,10 +298,12 @@ TABLE: list[Case] = [
     Case("removal_rates", fn("removal_rates"), lambda f: {"sets": f.sets,
          "thresholds": [0.5, 0.9], "method": "auto"}, frame_of(REMOVAL)),
     Case("check_labels", fn("check_labels"), lambda f: {"labels": f.label_table,
-         "name": "labels", "n": 1000}, frame_of(LABEL_TABLE), also={"labels": ("name", "n")}),
+         "name": "labels", "n": 1000}, frame_of(LABEL_TABLE),
+         also={"labels": ("name", "n"), "n": ("labels",)}),
     Case("labels_to_csv", fn("labels_to_csv"), lambda f: {"labels": f.label_table}, is_a(bytes)),
-    Case("read_labels_csv", fn("read_labels_csv"), lambda f: {"data": f.label_csv},
-         frame_of(LABEL_TABLE), content=(r"^the labels CSV ",)),
+    Case("read_labels_csv", fn("read_labels_csv"), lambda f: {"data": f.label_csv,
+         "n": 1000}, frame_of(LABEL_TABLE),
+         content=(r"^the labels CSV ", r"^labels CSV row \d+ \(line \d+\): ")),
     Case("label_curve", fn("label_curve"), lambda f: {"labels": f.label_table,
          "thresholds": [0.5, 0.8], "level": 0.95}, is_a(pd.DataFrame)),
     Case("best_threshold", fn("best_threshold"), lambda f: {"labels": f.label_table,
