@@ -45,13 +45,13 @@ storage.sync(settings)
 
 pages = [
     st.Page("app_pages/documents.py", title="Documents", icon=":material/description:"),
-    st.Page("app_pages/minhash.py", title="Shingles & MinHash", icon=":material/tag:"),
+    st.Page("app_pages/minhash.py", title="MinHash", icon=":material/tag:"),
     st.Page("app_pages/banding.py", title="Banding", icon=":material/ssid_chart:"),
     st.Page("app_pages/results.py", title="Results", icon=":material/task_alt:"),
     st.Page("app_pages/threshold.py", title="Threshold", icon=":material/rule:"),
     st.Page("app_pages/clusters.py", title="Clusters", icon=":material/workspaces:"),
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    st.Page("app_pages/export.py", title="Presets & export", icon=":material/output:"),
+    st.Page("app_pages/export.py", title="Export", icon=":material/output:"),
 ]
 page = st.navigation(pages, position="top")
 settings_ui.show_problems()

@@ -115,7 +115,7 @@ def plan(*, slow: bool) -> list[tuple[str, tuple]]:
     rep("simhash", ("step", "simhash_distance", 1))
     p.append(("page_again", ("nav", "Clusters")))
     rep("check", ("flip", "cluster_check"))
-    p.append(("page_again", ("nav", "Shingles & MinHash")))
+    p.append(("page_again", ("nav", "MinHash")))
     p += [("tab_minhash", ("tab", "minhash_tab", t)) for t in MINHASH_TABS[1:]]
     p += [("tab_minhash_again", ("tab", "minhash_tab", t)) for t in MINHASH_TABS]
     for nav in ("Documents", "Banding", "Results", "Clusters", "Compare"):

@@ -171,34 +171,25 @@ def cmd_dedup(args: argparse.Namespace) -> int:
     from .dedup import prepare_output, write_outputs
 
     prepare_output(args.out)
+    common = {
+        "text_field": args.text_field,
+        "id_field": args.id_field,
+        "verify": args.verify,
+        "on_error": args.on_error,
+        "progress": not args.quiet,
+    }
     if args.engine == "dask":
         from .dask_engine import dedup_dask
 
         result = dedup_dask(
-            args.inputs,
-            settings,
-            text_field=args.text_field,
-            id_field=args.id_field,
-            verify=args.verify,
-            on_error=args.on_error,
-            scheduler=args.scheduler,
-            workers=args.workers,
-            progress=not args.quiet,
+            args.inputs, settings, scheduler=args.scheduler, workers=args.workers, **common
         )
     else:
         if args.scheduler is not None:
             raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
         from .dedup import dedup
 
-        result = dedup(
-            args.inputs,
-            settings,
-            text_field=args.text_field,
-            id_field=args.id_field,
-            verify=args.verify,
-            on_error=args.on_error,
-            progress=not args.quiet,
-        )
+        result = dedup(args.inputs, settings, **common)
     files = write_outputs(result, args.out, args.format, progress=not args.quiet)
     s = result.summary()
     _say(

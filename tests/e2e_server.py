@@ -37,13 +37,13 @@ VIEWPORT = {"width": 1400, "height": 1000}
 # (url path, page title shown as the page's h1, navigation label)
 PAGES = [
     ("/", "Documents", "Documents"),
-    ("/minhash", "Shingles & MinHash", "Shingles & MinHash"),
+    ("/minhash", "Shingles & MinHash", "MinHash"),
     ("/banding", "Banding", "Banding"),
     ("/results", "Results", "Results"),
     ("/threshold", "Threshold", "Threshold"),
     ("/clusters", "Clusters", "Clusters"),
     ("/compare", "Compare: SimHash", "Compare"),
-    ("/export", "Presets & export", "Presets & export"),
+    ("/export", "Presets & export", "Export"),
 ]
 
 
