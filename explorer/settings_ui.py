@@ -171,6 +171,11 @@ def sidebar() -> tuple[Settings, dict]:
         ss[SEEDED] = True
         if launch.corpus_arguments().paths and "source" not in st.query_params:
             ss["source"] = "corpus"  # `nearsim app corpus.jsonl` opens on that corpus
+    good = ss.get("_good")
+    if good is not None:  # a widget's state that Streamlit dropped comes back from the last run
+        for name in FIELD_SPECS:
+            if name not in ss:
+                ss[name] = good[name]
     settings = current_settings()
     ss["_good"] = settings.to_dict()
     side = st.sidebar

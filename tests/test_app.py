@@ -288,3 +288,21 @@ def test_tampered_link_leaves_only_the_settings_in_force_in_the_address():
     assert len(at.warning) == 1
     assert dict(at.query_params) == {"n_docs": "300"}
     no_errors(at)
+
+
+def test_a_setting_whose_widget_is_not_drawn_keeps_its_value():
+    """n_docs and example_seed are drawn only for the Example, bands and rows only with the
+    tuner off; Streamlit drops the state of a widget that a whole run did not draw, so
+    without the last good settings to restore from, going back to the Example gave the
+    smallest n_docs the widget allows (and in the browser a run that drew no sidebar
+    reset every setting to its widget's minimum)."""
+    at = app({"n_docs": "350", "example_seed": "4"})
+    at.run()
+    at.radio(key="source").set_value("paste").run()
+    at.run()  # a whole run without the Example's widgets
+    at.run()
+    at.radio(key="source").set_value("example").run()
+    no_errors(at)
+    assert at.number_input(key="n_docs").value == 350
+    assert at.number_input(key="example_seed").value == 4
+    assert at.query_params["n_docs"] == "350"
