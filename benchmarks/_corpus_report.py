@@ -43,6 +43,8 @@ def _stages(r: dict) -> tuple[dict, dict]:
     s = r["summary"]
     wall = dict(s.get("seconds", {}))
     cpu = dict(s.get("cpu_seconds", {}))
+    for key in [k for k in wall if k.endswith("_cpu")]:  # the Dask workers' CPU clocks
+        cpu[f"{key[:-4]} (workers' CPU)"] = wall.pop(key)
     wall["start-up and exit (rest)"] = r["wall"] - sum(wall.values())
     if cpu:
         cpu["start-up and exit (rest)"] = r["cpu"] - sum(cpu.values())
