@@ -13,6 +13,7 @@ wrong and what is accepted; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import subprocess
@@ -219,22 +220,16 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def app_script() -> Path:
     """Where the explorer's ``app.py`` is (installed beside the ``explorer`` package)."""
-    try:
-        import explorer  # the app extra ships it
-    except ImportError:
-        raise UsageError(
-            "the explorer is not installed; accepted: pip install 'nearsim[app]'"
-        ) from None
-    return Path(explorer.__file__).resolve().parent.parent / "app.py"
+    spec = importlib.util.find_spec("explorer")  # the app extra ships it
+    if spec is None or spec.origin is None:
+        raise UsageError("the explorer is not installed; accepted: pip install 'nearsim[app]'")
+    return Path(spec.origin).resolve().parent.parent / "app.py"
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    try:
-        import streamlit  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "the explorer needs Streamlit; accepted: pip install 'nearsim[app]'"
-        ) from None
+    # looked up, not imported: the library never imports Streamlit (the app runs apart)
+    if importlib.util.find_spec("streamlit") is None:
+        raise UsageError("the explorer needs Streamlit; accepted: pip install 'nearsim[app]'")
     for path in args.inputs:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")

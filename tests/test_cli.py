@@ -386,3 +386,18 @@ def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path):
     assert complete <= {"clusters.parquet", "pairs.parquet"}
     for name in complete:  # a table that is there was renamed whole: it reads
         pd.read_parquet(out / name)
+
+
+@pytest.mark.parametrize("missing", ["streamlit", "explorer"])
+def test_app_without_the_app_extra_is_one_line_and_status_2(monkeypatch, capsys, missing):
+    """``nearsim app`` looks the explorer up without importing Streamlit into the library
+    (the explorer runs in its own process); without the extra it says how to install it."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a)
+    )
+    assert main(["app"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'nearsim[app]'" in err[0], err
