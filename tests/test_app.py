@@ -291,11 +291,9 @@ def test_tampered_link_leaves_only_the_settings_in_force_in_the_address():
 
 
 def test_a_setting_whose_widget_is_not_drawn_keeps_its_value():
-    """n_docs and example_seed are drawn only for the Example, bands and rows only with the
-    tuner off; Streamlit drops the state of a widget that a whole run did not draw, so
-    without the last good settings to restore from, going back to the Example gave the
-    smallest n_docs the widget allows (and in the browser a run that drew no sidebar
-    reset every setting to its widget's minimum)."""
+    """n_docs and example_seed are drawn only for the Example: whole runs without their
+    widgets must not lose them (Streamlit may drop a widget's state when a run does not
+    draw it; the sidebar restores such a setting from the last run's settings)."""
     at = app({"n_docs": "350", "example_seed": "4"})
     at.run()
     at.radio(key="source").set_value("paste").run()
