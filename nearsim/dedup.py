@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from ._arrays import unique_int
 from ._hashing import text_shingles
 from ._validation import check_bool, check_choice, check_int
 from .clusters import clusters
@@ -328,7 +329,7 @@ def _concat(parts: list[np.ndarray], empty_shape: tuple, dtype) -> np.ndarray:
 
 def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, clock) -> np.ndarray:
     """Exact Jaccard of the candidate pairs, from a second read of the corpus."""
-    involved = np.unique(cand.ravel())
+    involved = unique_int(cand.ravel())
     texts: list[str] = []
     row = 0
     for batch in iter_corpus(paths, **read):
