@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from . import _join
+from ._arrays import unique_int
 from ._validation import check_choice, check_threshold
 from ._validation_arrays import check_mask, check_pairs
 from .tokens import TokenSets, as_token_sets, checked_sets, n_documents, subset
@@ -250,7 +251,7 @@ def pair_jaccard(sets, pairs) -> np.ndarray:
     if isinstance(sets, TokenSets):
         tokens = sets
     else:
-        docs = np.unique(arr)
+        docs = unique_int(arr.ravel())  # np.unique without an inverse is slow in NumPy 2.4
         tokens = subset(sets, docs)
         pi, pj = np.searchsorted(docs, pi), np.searchsorted(docs, pj)
     order = np.argsort(pi, kind="stable")  # equal first documents together: marked once
