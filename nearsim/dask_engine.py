@@ -239,10 +239,12 @@ def _connect(scheduler: str | None, workers: int, timeout: float, clock: _Clock)
             cluster.close()
         return
     with clock.stage("connect", f"connecting to the Dask scheduler at {scheduler}"):
+        client = Client.__new__(Client)  # kept even if __init__ fails: see _discard
         try:
-            client = Client(scheduler, timeout=timeout)
+            client.__init__(scheduler, timeout=timeout)
         except (OSError, ValueError, TypeError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            _discard(client)
             raise ValueError(
                 f"the Dask scheduler at {scheduler!r} cannot be reached ({reason}); "
                 "accepted: the address of a running scheduler, like tcp://127.0.0.1:8786"
@@ -252,6 +254,23 @@ def _connect(scheduler: str | None, workers: int, timeout: float, clock: _Clock)
         yield client
     finally:
         client.close()
+
+
+def _discard(client) -> None:
+    """Stop the IO-loop thread of a ``Client`` whose constructor raised.
+
+    Such a Client already runs its loop thread. If it failed to connect it marks itself
+    closed, so neither ``close`` nor ``__del__`` ever stops that thread; if it failed on the
+    address it stays "connecting", and its ``__del__`` closes it whenever the garbage
+    collector gets to it -- which, inside the next Client's ``LoopRunner.start`` (holding the
+    class-wide lock that closing needs), makes that next Client fail after 10 s with a bare
+    ``AssertionError`` (distributed 2026.8). Closing both kinds here, with no lock held,
+    leaves nothing behind.
+    """
+    with contextlib.suppress(Exception):
+        client.close(timeout=1)  # a Client still "connecting": closes and stops its loop
+    with contextlib.suppress(Exception):
+        client._loop_runner.stop()  # one that closed itself still runs its loop thread
 
 
 def _check_workers(client, scheduler: str, timeout: float) -> None:

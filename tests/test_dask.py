@@ -4,10 +4,12 @@ errors of a scheduler that cannot be reached."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import signal
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -264,6 +266,27 @@ def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path, capsys, monkey
     assert code == 2
     assert err.count("\n") == 1 and address in err and "cannot be reached" in err
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def io_loops() -> int:
+    return sum(t.name == "IO loop" for t in threading.enumerate())
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "nonsense", "xyz://a:1"])
+def test_a_failed_connection_leaves_no_loop_behind_and_the_next_one_works(
+    address, tmp_path, scheduler, monkeypatch
+):
+    """A Client whose constructor raised used to keep its IO-loop thread; its late __del__
+    could then break the next Client (CI: ``LoopRunner`` ``assert loop is not None``)."""
+    monkeypatch.setattr(de, "CONNECT_TIMEOUT", 1.0)
+    path = write_jsonl(tmp_path / "a.jsonl", [{"text": "one two three four"}])
+    before = io_loops()
+    with pytest.raises(ValueError, match="cannot be reached"):
+        dedup_dask(path, SETTINGS, scheduler=address)
+    assert io_loops() == before
+    gc.collect()  # the failed Client's __del__, if it were still due, runs here
+    assert dedup_dask(path, SETTINGS, scheduler=scheduler).ids == ["0"]
+    assert io_loops() == before
 
 
 def test_bad_worker_counts_and_addresses_are_refused(tmp_path, capsys):
