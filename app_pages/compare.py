@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from explorer import charts, state
+from explorer import charts, drawing, state
 
 st.title("Compare: SimHash")
 st.markdown(
@@ -39,7 +39,7 @@ m[0].metric(f"SimHash ≤ {d} bits: recall", pct(at["recall"]))
 m[1].metric(f"SimHash ≤ {d} bits: precision", pct(at["precision"]))
 m[2].metric("MinHash LSH: recall", pct(lsh.get("recall", float("nan"))))
 m[3].metric("MinHash LSH: precision", pct(lsh.get("precision", float("nan"))))
-st.altair_chart(charts.compare_curves(table, lsh), width="stretch")
+drawing.chart(charts.compare_curves, table, lsh)
 st.caption(
     f'Recall and precision of "SimHash distance ≤ d" against exact Jaccard ≥ '
     f"{settings.threshold:g} over all {comparison.total_pairs:,} pairs, for d = 0 … 24; the "
@@ -48,7 +48,7 @@ st.caption(
 
 st.subheader("Distance against similarity")
 dist = run.get("distance_pairs")
-st.altair_chart(charts.distance_scatter(dist, settings.threshold), width="stretch")
+drawing.chart(charts.distance_scatter, dist, settings.threshold)
 similar = int((dist["jaccard"] >= 0.2).sum())
 st.caption(
     f"SimHash distance against exact Jaccard similarity: {similar:,} pairs with J ≥ 0.2 and "
@@ -70,7 +70,7 @@ with left:
         f"Ours: mean distance of {ours.documents:,} documents", f"{ours.mean_distance:.1f} of 64"
     )
     st.markdown("**Our SimHash**: share of documents with each bit set")
-    st.altair_chart(charts.bit_shares(ours.bit_share), width="stretch")
+    drawing.chart(charts.bit_shares, ours.bit_share)
     st.caption(ours.verdict)
 with right:
     st.metric(
@@ -78,7 +78,7 @@ with right:
         f"{broken.mean_distance:.1f} of 64",
     )
     st.markdown("**Seed 000's hash**: share of documents with each bit set")
-    st.altair_chart(charts.bit_shares(broken.bit_share), width="stretch")
+    drawing.chart(charts.bit_shares, broken.bit_share)
     st.caption(broken.verdict)
 
 st.subheader("One-by-one replay")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, launch, settings_ui, state
+from explorer import charts, drawing, launch, settings_ui, state
 from nearsim.documents import DOCUMENT_EXTENSIONS
 
 st.title("Documents")
@@ -150,7 +150,7 @@ else:
     c4.metric("Characters in all", f"{sum(map(len, docs.texts)):,}")
 
 st.subheader("Shingles per document")
-st.altair_chart(charts.shingle_histogram(counts, settings.min_shingles), width="stretch")
+drawing.chart(charts.shingle_histogram, counts, settings.min_shingles)
 kind = "character" if settings.shingle_kind == "char" else "word"
 st.caption(
     f"Distinct {kind} {settings.shingle_k}-grams per document. Documents below the minimum "

@@ -13,7 +13,7 @@ import humanize
 import pandas as pd
 import streamlit as st
 
-from explorer import charts_export, launch, settings_ui, state
+from explorer import charts_export, drawing, launch, settings_ui, state
 from nearsim import pipeline
 from nearsim.export import VERIFY_MODES, dedup_command, peer_configs
 from nearsim.predict import similarity_weights
@@ -338,9 +338,9 @@ else:
         "are a uniform sample of the corpus; when copies of copies are common, clusters grow "
         "with N and the near-duplicate part is a lower bound."
     )
-    st.altair_chart(charts_export.memory_chart(table, n_big), width="stretch")
+    drawing.chart(charts_export.memory_chart, table, n_big)
     st.caption("Memory against corpus size, both axes logarithmic; the dashed rule is your N.")
-    st.altair_chart(charts_export.time_chart(table, n_big), width="stretch")
+    drawing.chart(charts_export.time_chart, table, n_big)
     st.caption("Time of each step against corpus size, both axes logarithmic.")
     st.caption(
         f"Speeds measured on this machine once per server for each signature length and "

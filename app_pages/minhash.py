@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts_teach, pair_view, state
+from explorer import charts_teach, drawing, pair_view, state
 from nearsim.explain import estimate_spread, worked_example
 from nearsim.minhash import MinHasher
 
@@ -112,7 +112,7 @@ def pair_tab() -> None:
 
     st.markdown("**The estimator's spread.** The same pair under 200 different hash seeds:")
     spread = _spread(page, a, b)
-    st.altair_chart(charts_teach.estimate_spread(spread, settings.num_perm), width="stretch")
+    drawing.chart(charts_teach.estimate_spread, spread, settings.num_perm)
     est = spread["estimate"]
     st.caption(
         f"Estimates of 200 seeds: mean {est.mean():.3f}, standard deviation {est.std():.3f}; "
@@ -186,10 +186,7 @@ def k_tab() -> None:
         "duplicates (it should be near 0)."
     )
     profile = run.get("k_profile")
-    st.altair_chart(
-        charts_teach.shingle_length(profile, settings.shingle_kind, settings.shingle_k),
-        width="stretch",
-    )
+    drawing.chart(charts_teach.shingle_length, profile, settings.shingle_kind, settings.shingle_k)
     now = profile[profile["k"] == settings.shingle_k]
     line = (
         f" At k = {settings.shingle_k}: {float(now['share_in_one_document'].iloc[0]):.1%} of "

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, charts_teach, pair_view, state
+from explorer import charts, charts_teach, drawing, pair_view, state
 
 st.title("Results")
 st.markdown(
@@ -57,7 +57,7 @@ st.caption(
 
 truth = ev.true_table
 if len(truth):
-    st.altair_chart(charts.found_by_similarity(truth, truth["found"].to_numpy()), width="stretch")
+    drawing.chart(charts.found_by_similarity, truth, truth["found"].to_numpy())
     st.caption("True pairs by exact similarity: found by banding, or missed.")
 
 
@@ -118,7 +118,7 @@ def estimates() -> None:
         ["true pair, accepted", "true pair, rejected by estimate", "false, accepted"],
         default="false, rejected",
     )
-    st.altair_chart(charts.estimate_vs_exact(shown, settings.threshold), width="stretch")
+    drawing.chart(charts.estimate_vs_exact, shown, settings.threshold)
     st.caption(
         "Each candidate's MinHash estimate against its exact similarity; the dashed lines "
         f"are t = {settings.threshold:g}."
@@ -137,7 +137,7 @@ def how_exact() -> None:
         "without reading the shingles, and what is left is verified exactly."
     )
     funnel = run.get("funnel")
-    st.altair_chart(charts_teach.join_funnel(funnel.frame()), width="stretch")
+    drawing.chart(charts_teach.join_funnel, funnel.frame())
     st.caption(
         f"Pairs left after each step of the exact join at t = {settings.threshold:g}, from "
         "all pairs of documents to the true pairs (log scale)."

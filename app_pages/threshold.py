@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import charts_threshold, keys, labelling, settings_ui, state
+from explorer import charts_threshold, drawing, keys, labelling, settings_ui, state
 from explorer.diff import side_by_side
 from nearsim.exact import pair_jaccard
 from nearsim.labels import best_threshold, label_curve, labels_to_csv, read_labels_csv
@@ -334,16 +334,14 @@ def verdict_view() -> None:
             if not same
             else "The threshold in use is already the suggestion.",
         )
-    st.altair_chart(
-        charts_threshold.label_curve_chart(curve, t, choice, table["jaccard"]), width="stretch"
-    )
+    drawing.chart(charts_threshold.label_curve_chart, curve, t, choice, table["jaccard"])
     st.caption(
         f"Precision and recall of “J ≥ t” against your {n_dup + n_not:,} decisive labels, "
         "with 95% intervals; the current t"
         + (" and the suggested one (its interval shaded) are" if choice else " is")
         + " marked."
     )
-    st.altair_chart(charts_threshold.labels_strip(table, t), width="stretch")
+    drawing.chart(charts_threshold.labels_strip, table, t)
     st.caption("Each labelled pair at its exact similarity; the dashed line is the current t.")
     with st.expander("Precision and recall for every t"):
         shown = curve.rename(
@@ -415,7 +413,7 @@ def removal_view() -> None:
             args=(float(pick.threshold),),
             disabled=abs(float(pick.threshold) - t) < 1e-9,
         )
-    st.altair_chart(charts_threshold.removal_chart(curve, t), width="stretch")
+    drawing.chart(charts_threshold.removal_chart, curve, t)
     st.caption(
         f"Share of the {docs.n:,} documents removed (all but one per cluster of pairs with "
         f"exact J ≥ t) and clusters, for t from {lo:.2f} to {hi:.2f}"

@@ -10,7 +10,7 @@ import streamlit as st
 
 from nearsim.explain import explain_pair
 
-from . import charts_teach
+from . import charts_teach, drawing
 from .diff import side_by_side
 
 SHOWN_SHINGLES = 12
@@ -77,7 +77,7 @@ def explain(page, i: int, j: int) -> None:
         + f" A pair this similar becomes a candidate with probability 1 − (1 − J^{r})^{b} = "
         f"{e.p_candidate:.3f}."
     )
-    st.altair_chart(charts_teach.band_grid(e.band_rows, e.full_bands), width="stretch")
+    drawing.chart(charts_teach.band_grid, e.band_rows, e.full_bands)
     st.caption(
         f"The {k}-value signatures cut into {b} bands of {r} rows: each cell is one "
         "position; a band whose cells all agree makes the pair a candidate."

@@ -234,7 +234,8 @@ def cmd_app(args: argparse.Namespace) -> int:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     script = app_script()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(args.port)]
+    # ``streamlit run`` with the library warming up beside the server (explorer/serve.py)
+    cmd = [sys.executable, "-m", "explorer.serve", str(script), "--server.port", str(args.port)]
     # what .streamlit/config.toml says, also when nearsim is installed without the repository:
     # this computer only, no usage statistics
     cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]

@@ -20,8 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from ._validation import check_n, check_threshold
 from ._validation_arrays import check_labels, check_pairs
@@ -49,6 +47,10 @@ def _friendly(labels: np.ndarray) -> np.ndarray:
 def _component_roots(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The documents in some pair (ascending) and the smallest member of each one's
     component; the graph is built on those documents alone, so the work is O(pairs)."""
+    # imported here: scipy.sparse and csgraph cost 0.5 s of every start-up, the explorer's too
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     nodes, local = np.unique(arr, return_inverse=True)
     local = local.reshape(-1, 2)
     k = nodes.shape[0]

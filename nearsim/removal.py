@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import minimum_spanning_tree
 
 from ._validation import check_choice, check_n, check_threshold
 from ._validation_arrays import check_pair_frame, check_pairs, check_similarity, check_thresholds
@@ -30,6 +28,9 @@ exact join below 0.5 gets slow on large corpora)."""
 
 def _forest(n: int, pairs: np.ndarray, jac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Edges (k, 2) and Jaccard (k,) of a maximum spanning forest of the pairs."""
+    from scipy.sparse import coo_matrix  # imported here, as in clusters.py
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
     if pairs.shape[0] == 0:
         return np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.float64)
     # weight = 1 + rank by descending Jaccard: exact in float, never 0 (which a sparse

@@ -75,7 +75,8 @@ def free_port() -> int:
 
 
 class AppServer:
-    """``streamlit run app.py`` on a free port, its output in a log file.
+    """``python -m explorer.serve app.py`` (``streamlit run`` with the warm-up) on a free port,
+    its output in a log file.
 
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
@@ -111,8 +112,7 @@ class AppServer:
         cmd = [
             sys.executable,
             "-m",
-            "streamlit",
-            "run",
+            "explorer.serve",  # ``streamlit run`` with the warm-up, as scripts/app starts it
             self.app,
             "--server.port",
             str(self.port),

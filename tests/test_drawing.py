@@ -1,0 +1,89 @@
+"""Charts drawn from a cache keyed on every byte of their inputs (explorer/drawing.py), and
+the server's warm-up (explorer/serve.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from explorer import charts, drawing
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def key(*args, builder=charts.s_curve, **kwargs):
+    return drawing.digest(builder, args, kwargs)
+
+
+def test_the_key_is_stable_and_names_the_builder():
+    rates = pd.DataFrame({"lo": [0.0, 0.5], "rate": [0.1, np.nan]})
+    assert key(9, 13, 0.8, rates) == key(9, 13, 0.8, rates.copy())
+    assert key(9, 13, 0.8, rates) != key(9, 13, 0.8, rates, builder=charts.tuner_scatter)
+    assert key(9, 13, 0.8) != key(9, 13, 0.8, None)  # positional shape counts
+    assert key(9, 13, 0.8) != key(9, 13, threshold=0.8)
+
+
+def test_one_changed_element_of_a_large_array_changes_the_key():
+    """Streamlit's own hashing reads a sample of an array this large; the key reads it all."""
+    found = np.zeros(3_000_000, dtype=bool)
+    before = key(found)
+    found[1_234_567] = True
+    assert key(found) != before
+    assert key(found.astype(np.int8)) != key(found)  # the dtype counts, not only the bytes
+
+
+def test_a_changed_cell_column_name_or_dtype_changes_the_key():
+    table = pd.DataFrame({"b": np.arange(2000), "fp": np.linspace(0, 1, 2000)})
+    base = key(table, (9, 13))
+    changed = table.copy()
+    changed.loc[1500, "fp"] += 1e-12
+    assert key(changed, (9, 13)) != base
+    assert key(table.rename(columns={"fp": "fn"}), (9, 13)) != base
+    assert key(table.astype({"b": np.int32}), (9, 13)) != base
+    assert key(table, (9, 14)) != base
+    objects = np.array(["a", "b"], dtype=object)
+    assert key(objects) != key(np.array(["a", "c"], dtype=object))
+
+
+def test_arguments_it_cannot_read_exactly_are_not_cached():
+    assert key(pd.DataFrame({"cell": [[1, 2], [3]]})) is None
+    assert key(object()) is None
+
+
+def test_the_cached_specification_carries_the_chart_s_rows_as_arrow():
+    rates = pd.DataFrame(
+        {"lo": [0.8], "hi": [0.85], "rate": [0.5], "sampled": [False], "pairs": [10],
+         "candidates": [5], "expected": [0.45], "expected_se": [0.05]}
+    )  # fmt: skip
+    built = charts.s_curve(9, 13, 0.8, rates)
+    records = built.to_dict()["datasets"]
+    spec = drawing._to_spec(built)
+    assert set(spec["datasets"]) == set(records)
+    for name, data in spec["datasets"].items():
+        rows = pa.ipc.open_stream(data).read_all().to_pylist()
+        assert rows == records[name]
+
+
+def test_the_server_warm_up_runs_to_the_end():
+    """serve.main swallows a failing warm-up (the page then does the work); here it must not
+    fail, and it must have loaded what the first page needs."""
+    code = (
+        "import sys; from explorer import serve; serve.warm(); "
+        "print(all(m in sys.modules for m in ('altair', 'pyarrow', 'nearsim.pipeline')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
+
+
+def test_the_launcher_is_streamlit_run():
+    out = subprocess.run([sys.executable, "-m", "explorer.serve", "--help"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "Usage: streamlit run" in out.stdout
