@@ -51,7 +51,7 @@ m[4].metric(
 )
 
 rates = page.run.get("rates") if page is not None else None
-drawing.chart(charts.s_curve, b, r, t, rates)
+drawing.chart(charts.s_curve_spec, b, r, t, rates)
 caption = (
     f"The S-curve for {b} bands of {r} rows; false-positive area {fp:.4f}, false-negative "
     f"area {fn:.4f}."
@@ -167,7 +167,7 @@ with left:
         f"false-positive weight {settings.fp_weight:g}."
     )
 with right:
-    drawing.chart(charts.tuner_scatter, table, (b, r))
+    drawing.chart(charts.tuner_scatter_spec, table, (b, r))
     st.caption("Every choice's two areas; the best eight and the banding in use are marked.")
 
 if page is None:

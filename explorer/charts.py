@@ -6,6 +6,9 @@ imports Streamlit, so the charts can be tested as plain Vega-Lite specifications
 
 from __future__ import annotations
 
+import functools
+import json
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -76,6 +79,148 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
     return finish(chart, 300)
 
 
+def _named(keys) -> dict:
+    return {k: alt.Data(name=k) for k in keys}
+
+
+_PLACE = "@@{}@@"
+
+
+@functools.lru_cache(maxsize=64)
+def _template(build, shape: tuple, data_keys: tuple, label_keys: tuple) -> str:
+    """The Vega-Lite JSON of ``build`` for one shape, its data named, its labels holes."""
+    labels = {k: _PLACE.format(k) for k in label_keys}
+    return json.dumps(build(_named(data_keys), labels, *shape).to_dict())
+
+
+def _fill(build, shape: tuple, data: dict, labels: dict) -> dict:
+    """``build``'s specification: the shape's template (Altair builds and validates it once
+    per shape) with these labels in its holes and these tables as its named datasets."""
+    text = _template(build, shape, tuple(data), tuple(labels))
+    for k, v in labels.items():
+        text = text.replace(json.dumps(_PLACE.format(k)), json.dumps(v))
+    spec = json.loads(text)
+    spec["datasets"] = dict(data)
+    return spec
+
+
+_S_KEYS = ("fp", "fn", "curve", "t", "steep", "thumb", "all", "sampled")
+_S_COLORS = {
+    "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
+    "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
+    "all": MEASURED_COLOR, "sampled": "#7fc8bf",
+}  # fmt: skip
+
+
+def _s_curve_parts(b: int, r: int, threshold: float, rates: pd.DataFrame | None):
+    """The S-curve's tables, legend names and shape (which marks it draws)."""
+    s = np.linspace(0.0, 1.0, 401)
+    s = np.union1d(s, [threshold])
+    p = candidate_probability(s, b, r)
+    curve = pd.DataFrame({"s": s, "p": p})
+    steep, thumb = steepest_point(b, r), effective_threshold(b, r)
+    names = {
+        "fp": "false-positive area (left of t, under the curve)",
+        "fn": "false-negative area (right of t, above the curve)",
+        "curve": f"S-curve 1 − (1 − s^{r})^{b}",
+        "t": f"threshold t = {threshold:g}",
+        "steep": f"steepest point {steep:.3f}",
+        "thumb": f"rule of thumb (1/b)^(1/r) = {thumb:.3f}",
+        "all": "measured share (all pairs)",
+        "sampled": "measured share (sampled pairs)",
+    }
+    shown = ["fp", "fn", "curve", "t", "steep", "thumb"]
+    has_rates = rates is not None and len(rates) and rates["rate"].notna().any()
+    if has_rates:
+        shown += ["all", "sampled"] if rates["sampled"].any() else ["all"]
+    left = curve[curve["s"] <= threshold].assign(lo=0.0, hi=lambda d: d["p"], what=names["fp"])
+    right = curve[curve["s"] >= threshold].assign(lo=lambda d: d["p"], hi=1.0, what=names["fn"])
+    data = {
+        "shade": pd.concat([left, right], ignore_index=True),
+        "line": curve.assign(what=names["curve"]),
+        "marks": pd.DataFrame(
+            {"s": [threshold, steep, thumb], "what": [names["t"], names["steep"], names["thumb"]]}
+        ),
+    }
+    errors = False
+    if has_rates:
+        pts = rates.dropna(subset=["rate"]).copy()
+        pts["mid"] = (pts["lo"] + pts["hi"]) / 2
+        pts["what"] = np.where(pts["sampled"], names["sampled"], names["all"])
+        errors = "expected_se" in pts
+        if errors:
+            pts["err_lo"] = (pts["rate"] - 2 * pts["expected_se"]).clip(0, 1)
+            pts["err_hi"] = (pts["rate"] + 2 * pts["expected_se"]).clip(0, 1)
+        data["points"] = pts.reset_index(drop=True)
+    return data, {k: names[k] for k in shown}, (bool(has_rates), errors)
+
+
+def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool):
+    """The S-curve as Altair layers over ``src`` (tables, or named data in a template)."""
+    color = alt.Color(
+        "what:N",
+        title=None,
+        scale=alt.Scale(domain=list(names.values()), range=[_S_COLORS[k] for k in names]),
+        sort=list(names.values()),
+    )
+    x = alt.X("s:Q", title="Jaccard similarity of a pair", scale=alt.Scale(domain=[0, 1]))
+    shade = (
+        alt.Chart(src["shade"])
+        .mark_area(opacity=0.35)
+        .encode(
+            x=x,
+            y=alt.Y("lo:Q", title="chance of becoming a candidate", scale=alt.Scale(domain=[0, 1])),
+            y2="hi:Q",
+            color=color,
+        )
+    )
+    line = (
+        alt.Chart(src["line"])
+        .mark_line(strokeWidth=2.5)
+        .encode(
+            x=x,
+            y="p:Q",
+            color=color,
+            tooltip=[
+                alt.Tooltip("s:Q", format=".3f"),
+                alt.Tooltip("p:Q", title="P(s)", format=".4f"),
+            ],
+        )
+    )
+    rules = (
+        alt.Chart(src["marks"])
+        .mark_rule(strokeWidth=1.5)
+        .encode(x="s:Q", color=color, tooltip=["what:N"])
+    )
+    layers = [shade, line, rules]
+    if has_rates:
+        if errors:
+            layers.append(
+                alt.Chart(src["points"])
+                .mark_rule(opacity=0.6)
+                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q", color=color)
+            )
+        layers.append(
+            alt.Chart(src["points"])
+            .mark_point(size=70, filled=True)
+            .encode(
+                x="mid:Q",
+                y="rate:Q",
+                color=color,
+                shape=alt.Shape("sampled:N", legend=None),
+                tooltip=[
+                    alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
+                    alt.Tooltip("hi:Q", title="to", format=".2f"),
+                    alt.Tooltip("pairs:Q", title="pairs in this range", format=","),
+                    alt.Tooltip("candidates:Q", title="became candidates", format=","),
+                    alt.Tooltip("rate:Q", title="measured share", format=".3f"),
+                    alt.Tooltip("expected:Q", title="S-curve expects", format=".3f"),
+                ],
+            )
+        )
+    return finish(alt.layer(*layers), 560)
+
+
 def s_curve(
     b: int,
     r: int,
@@ -97,113 +242,44 @@ def s_curve(
     rates : pandas.DataFrame, optional
         ``nearsim.rate_by_band`` output: the measured share of pairs that became
         candidates per 0.05 range of similarity, drawn over the curve.
+
+    Returns
+    -------
+    altair.LayerChart
     """
-    s = np.linspace(0.0, 1.0, 401)
-    s = np.union1d(s, [threshold])
-    p = candidate_probability(s, b, r)
-    curve = pd.DataFrame({"s": s, "p": p})
-    steep, thumb = steepest_point(b, r), effective_threshold(b, r)
-    names = {
-        "fp": "false-positive area (left of t, under the curve)",
-        "fn": "false-negative area (right of t, above the curve)",
-        "curve": f"S-curve 1 − (1 − s^{r})^{b}",
-        "t": f"threshold t = {threshold:g}",
-        "steep": f"steepest point {steep:.3f}",
-        "thumb": f"rule of thumb (1/b)^(1/r) = {thumb:.3f}",
-        "all": "measured share (all pairs)",
-        "sampled": "measured share (sampled pairs)",
-    }
-    colors = {
-        "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
-        "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
-        "all": MEASURED_COLOR, "sampled": "#7fc8bf",
-    }  # fmt: skip
-    shown = ["fp", "fn", "curve", "t", "steep", "thumb"]
-    has_rates = rates is not None and len(rates) and rates["rate"].notna().any()
-    if has_rates:
-        shown += ["all", "sampled"] if rates["sampled"].any() else ["all"]
-    color = alt.Color(
-        "what:N",
-        title=None,
-        scale=alt.Scale(domain=[names[k] for k in shown], range=[colors[k] for k in shown]),
-        sort=[names[k] for k in shown],
-    )
-    x = alt.X("s:Q", title="Jaccard similarity of a pair", scale=alt.Scale(domain=[0, 1]))
-    left = curve[curve["s"] <= threshold].assign(lo=0.0, hi=lambda d: d["p"], what=names["fp"])
-    right = curve[curve["s"] >= threshold].assign(lo=lambda d: d["p"], hi=1.0, what=names["fn"])
-    shade = (
-        alt.Chart(pd.concat([left, right], ignore_index=True))
-        .mark_area(opacity=0.35)
-        .encode(
-            x=x,
-            y=alt.Y("lo:Q", title="chance of becoming a candidate", scale=alt.Scale(domain=[0, 1])),
-            y2="hi:Q",
-            color=color,
-        )
-    )
-    line = (
-        alt.Chart(curve.assign(what=names["curve"]))
-        .mark_line(strokeWidth=2.5)
-        .encode(
-            x=x,
-            y="p:Q",
-            color=color,
-            tooltip=[
-                alt.Tooltip("s:Q", format=".3f"),
-                alt.Tooltip("p:Q", title="P(s)", format=".4f"),
-            ],
-        )
-    )
-    marks = pd.DataFrame(
-        {"s": [threshold, steep, thumb], "what": [names["t"], names["steep"], names["thumb"]]}
-    )
-    rules = (
-        alt.Chart(marks).mark_rule(strokeWidth=1.5).encode(x="s:Q", color=color, tooltip=["what:N"])
-    )
-    layers = [shade, line, rules]
-    if has_rates:
-        pts = rates.dropna(subset=["rate"]).copy()
-        pts["mid"] = (pts["lo"] + pts["hi"]) / 2
-        pts["what"] = np.where(pts["sampled"], names["sampled"], names["all"])
-        if "expected_se" in pts:
-            pts["err_lo"] = (pts["rate"] - 2 * pts["expected_se"]).clip(0, 1)
-            pts["err_hi"] = (pts["rate"] + 2 * pts["expected_se"]).clip(0, 1)
-            layers.append(
-                alt.Chart(pts)
-                .mark_rule(opacity=0.6)
-                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q", color=color)
-            )
-        layers.append(
-            alt.Chart(pts)
-            .mark_point(size=70, filled=True)
-            .encode(
-                x="mid:Q",
-                y="rate:Q",
-                color=color,
-                shape=alt.Shape("sampled:N", legend=None),
-                tooltip=[
-                    alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
-                    alt.Tooltip("hi:Q", title="to", format=".2f"),
-                    alt.Tooltip("pairs:Q", title="pairs in this range", format=","),
-                    alt.Tooltip("candidates:Q", title="became candidates", format=","),
-                    alt.Tooltip("rate:Q", title="measured share", format=".3f"),
-                    alt.Tooltip("expected:Q", title="S-curve expects", format=".3f"),
-                ],
-            )
-        )
-    return finish(alt.layer(*layers), 560)
+    data, names, shape = _s_curve_parts(b, r, threshold, rates)
+    return _s_curve_build(data, names, *shape)
 
 
-def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
-    """Every banding's false-positive against false-negative area, the best eight marked."""
+def s_curve_spec(b: int, r: int, threshold: float, rates: pd.DataFrame | None = None) -> dict:
+    """:func:`s_curve` as a Vega-Lite specification, built from its shape's template
+    (what the Banding page draws: a new threshold or banding costs no Altair build).
+
+    Returns
+    -------
+    dict
+        The specification; its named ``datasets`` are pandas DataFrames.
+    """
+    data, names, shape = _s_curve_parts(b, r, threshold, rates)
+    return _fill(_s_curve_build, shape, data, names)
+
+
+_WHICH = ["in use", "best eight", "other choices"]
+
+
+def _tuner_frame(choices: pd.DataFrame, current: tuple[int, int]) -> pd.DataFrame:
     df = choices.copy()
     df["which"] = np.where(
         (df["b"] == current[0]) & (df["r"] == current[1]),
         "in use",
         np.where(df["rank"] <= 8, "best eight", "other choices"),
     )
+    return df
+
+
+def _tuner_build(src: dict, labels: dict):
     chart = (
-        alt.Chart(df)
+        alt.Chart(src["choices"])
         .mark_circle()
         .encode(
             x=alt.X("fp:Q", title="false-positive area"),
@@ -211,17 +287,10 @@ def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
             color=alt.Color(
                 "which:N",
                 title="banding",
-                scale=alt.Scale(
-                    domain=["in use", "best eight", "other choices"],
-                    range=[FP_COLOR, MEASURED_COLOR, "#bbbbbb"],
-                ),
+                scale=alt.Scale(domain=_WHICH, range=[FP_COLOR, MEASURED_COLOR, "#bbbbbb"]),
             ),
             size=alt.Size(
-                "which:N",
-                scale=alt.Scale(
-                    domain=["in use", "best eight", "other choices"], range=[160, 70, 15]
-                ),
-                legend=None,
+                "which:N", scale=alt.Scale(domain=_WHICH, range=[160, 70, 15]), legend=None
             ),
             tooltip=[
                 "b:Q",
@@ -233,6 +302,16 @@ def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
         )
     )
     return finish(chart, 340)
+
+
+def tuner_scatter(choices: pd.DataFrame, current: tuple[int, int]) -> alt.Chart:
+    """Every banding's false-positive against false-negative area, the best eight marked."""
+    return _tuner_build({"choices": _tuner_frame(choices, current)}, {})
+
+
+def tuner_scatter_spec(choices: pd.DataFrame, current: tuple[int, int]) -> dict:
+    """:func:`tuner_scatter` as a Vega-Lite specification from its template."""
+    return _fill(_tuner_build, (), {"choices": _tuner_frame(choices, current)}, {})
 
 
 def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:

@@ -70,10 +70,14 @@ def digest(builder: Callable, args: tuple, kwargs: dict) -> str | None:
     return h.hexdigest()
 
 
-def _arrow(rows: list[dict]) -> bytes:
-    """A dataset's rows as Arrow IPC stream bytes, the form Streamlit sends charts' data in
-    (it passes bytes through as they are, so a cached chart is not converted again)."""
-    table = pa.Table.from_pylist(rows)
+def _arrow(data) -> bytes:
+    """A dataset (rows, or a DataFrame) as Arrow IPC stream bytes, the form Streamlit sends
+    charts' data in (it passes bytes through as they are: a cached chart is not converted
+    again)."""
+    if isinstance(data, pd.DataFrame):
+        table = pa.Table.from_pandas(data, preserve_index=False)
+    else:
+        table = pa.Table.from_pylist(data)
     sink = pa.BufferOutputStream()
     with pa.RecordBatchStreamWriter(sink, table.schema) as writer:
         writer.write_table(table)
@@ -81,10 +85,14 @@ def _arrow(rows: list[dict]) -> bytes:
 
 
 def _to_spec(built) -> dict:
-    """The chart's Vega-Lite specification, its datasets as Arrow bytes."""
-    with alt.data_transformers.disable_max_rows():  # the builders bound their own rows
-        spec = built.to_dict()
-    spec["datasets"] = {name: _arrow(rows) for name, rows in spec.get("datasets", {}).items()}
+    """The Vega-Lite specification of an Altair chart, or of a builder's own specification
+    (``charts.*_spec``), its datasets as Arrow bytes."""
+    if isinstance(built, dict):
+        spec = dict(built)
+    else:
+        with alt.data_transformers.disable_max_rows():  # the builders bound their own rows
+            spec = built.to_dict()
+    spec["datasets"] = {name: _arrow(data) for name, data in spec.get("datasets", {}).items()}
     return spec
 
 
@@ -94,7 +102,8 @@ def _spec(key: str, _builder: Callable, _args: tuple, _kwargs: dict) -> dict:
 
 
 def chart(builder: Callable, *args, **kwargs) -> None:
-    """Draw ``builder(*args, **kwargs)`` (an Altair chart) at the container's width."""
+    """Draw ``builder(*args, **kwargs)`` (an Altair chart or a Vega-Lite specification) at
+    the container's width."""
     key = digest(builder, args, kwargs)
     spec = _to_spec(builder(*args, **kwargs)) if key is None else _spec(key, builder, args, kwargs)
     st.vega_lite_chart(spec, width="stretch")

@@ -239,6 +239,8 @@ def cmd_app(args: argparse.Namespace) -> int:
     # what .streamlit/config.toml says, also when nearsim is installed without the repository:
     # this computer only, no usage statistics
     cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    # and why: no file watcher, no full garbage collection after every run
+    cmd += ["--server.fileWatcherType", "none", "--runner.postScriptGC", "false"]
     if args.headless:
         cmd += ["--server.headless", "true"]
     if args.inputs:

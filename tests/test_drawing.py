@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 
+import nearsim as ns
 from explorer import charts, drawing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,3 +89,47 @@ def test_the_launcher_is_streamlit_run():
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "Usage: streamlit run" in out.stdout
+
+
+def resolved(spec: dict) -> dict:
+    """A specification with every named dataset replaced by its rows."""
+    spec = drawing._to_spec(spec)
+    stored = spec.pop("datasets")
+    data = {k: pa.ipc.open_stream(v).read_all().to_pylist() for k, v in stored.items()}
+
+    def walk(node):
+        if isinstance(node, dict):
+            if set(node) == {"name"} and node["name"] in data:
+                return data[node["name"]]
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(spec)
+
+
+@pytest.fixture(scope="module")
+def rates():
+    texts = ns.example_corpus(600, seed=2)["text"].tolist()
+    return ns.pipeline.Runner(texts, ns.Settings(threshold=0.6)).get("rates")
+
+
+@pytest.mark.parametrize(
+    ("b", "r", "t", "variant"),
+    [(9, 13, 0.6, "rates"), (20, 5, 0.5, None), (9, 13, 0.83, "sampled"), (1, 64, 0.99, "no se"),
+     (64, 1, 0.05, "rates")],
+)  # fmt: skip
+def test_the_s_curve_from_its_template_is_the_altair_chart(rates, b, r, t, variant):
+    """Same marks, encodings, legend names (with b, r, t filled in) and rows of data."""
+    table = {"rates": rates, None: None, "sampled": rates.assign(sampled=True),
+             "no se": rates.drop(columns="expected_se")}[variant]  # fmt: skip
+    assert resolved(charts.s_curve_spec(b, r, t, table)) == resolved(charts.s_curve(b, r, t, table))
+
+
+@pytest.mark.parametrize("current", [(9, 13), (1, 1), (500, 2)])
+def test_the_tuner_scatter_from_its_template_is_the_altair_chart(current):
+    choices = pd.DataFrame(ns.tune(0.6, 128), columns=["b", "r", "fp", "fn", "error"])
+    choices.insert(0, "rank", range(1, len(choices) + 1))
+    got = resolved(charts.tuner_scatter_spec(choices, current))
+    assert got == resolved(charts.tuner_scatter(choices, current))
