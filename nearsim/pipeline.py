@@ -25,8 +25,9 @@ Who runs the stages:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -175,9 +176,38 @@ def cluster_table_stage(settings: Settings, clusters: np.ndarray) -> pd.DataFram
     return cluster_table(clusters)
 
 
-def exact_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
-    """Every pair of used documents with exact Jaccard ≥ threshold (the ground truth)."""
-    return exact_pairs(tokens, settings.threshold, valid=valid)
+FLOOR_STEP = 0.05
+"""The grid the exact join runs on: at ``threshold_floor(t)``, the largest multiple of 0.05
+not above t, so the thresholds between two grid points share one join."""
+
+
+def threshold_floor(threshold: float) -> float:
+    """The largest multiple of :data:`FLOOR_STEP` that is ≤ ``threshold`` (and > 0).
+
+    Examples
+    --------
+    >>> threshold_floor(0.8), threshold_floor(0.79), threshold_floor(0.05)
+    (0.8, 0.75, 0.05)
+    """
+    floor = round(math.floor(threshold / FLOOR_STEP + 1e-9) * FLOOR_STEP, 10)
+    if floor > threshold:  # the 1e-9 let a value a hair below a grid point round up
+        floor = round(floor - FLOOR_STEP, 10)
+    return floor if floor > 0 else threshold
+
+
+def exact_floor_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
+    """Every pair of used documents with exact Jaccard ≥ ``threshold_floor(threshold)``."""
+    return exact_pairs(tokens, threshold_floor(settings.threshold), valid=valid)
+
+
+def exact_stage(settings: Settings, exact_floor: pd.DataFrame) -> pd.DataFrame:
+    """Every pair of used documents with exact Jaccard ≥ threshold (the ground truth).
+
+    The floor join's pairs with ``jaccard >= threshold``: the same rows, in the same order,
+    as ``exact_pairs`` at the threshold (its threshold rule), so a threshold step between
+    two grid points costs a filter, not a join."""
+    keep = exact_floor["jaccard"].to_numpy() >= settings.threshold
+    return exact_floor[keep].reset_index(drop=True)
 
 
 def sample_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
@@ -266,6 +296,10 @@ class Stage:
         What it is doing, for a progress line.
     slow : bool
         Can take more than a second on 20,000 documents.
+    coarse : mapping of str to callable
+        Fields of :attr:`fields` the stage reads only through a function (``threshold``
+        through :func:`threshold_floor`): its key holds the function's value, so settings
+        that agree on it share the stage's value. None of its inputs may depend on them.
     """
 
     name: str
@@ -274,6 +308,7 @@ class Stage:
     fields: tuple[str, ...]
     label: str
     slow: bool = False
+    coarse: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
 
 
 SHINGLE_FIELDS = (
@@ -298,8 +333,11 @@ STAGES: dict[str, Stage] = {
               "Keeping candidates whose estimate reaches t"),
         Stage("clusters", cluster_stage, ("accepted", "valid"), (), "Grouping clusters"),
         Stage("cluster_table", cluster_table_stage, ("clusters",), (), "Listing clusters"),
-        Stage("exact", exact_stage, ("tokens", "valid"), ("threshold",),
-              "Exact ground truth (similarity join)", True),
+        Stage("exact_floor", exact_floor_stage, ("tokens", "valid"), ("threshold",),
+              "Exact ground truth (similarity join)", True,
+              coarse={"threshold": threshold_floor}),
+        Stage("exact", exact_stage, ("exact_floor",), ("threshold",),
+              "Keeping the pairs at or above t"),
         Stage("sample", sample_stage, ("tokens", "valid"), (),
               "Exact similarities across the whole range", True),
         Stage("evaluation", evaluation_stage, ("exact", "candidates"), ("threshold",),
@@ -383,8 +421,25 @@ def key_fields(stage: str) -> tuple[str, ...]:
 
 
 def stage_key(settings: Settings, stage: str) -> tuple:
-    """The values of the settings a stage depends on, in a fixed order (hashable)."""
-    return tuple(getattr(settings, f) for f in key_fields(stage))
+    """The values of the settings a stage depends on, in a fixed order (hashable); a field
+    the stage reads through a coarse function (:attr:`Stage.coarse`) by that value."""
+    coarse = STAGES[stage].coarse if stage in STAGES else {}
+    return tuple(coarse.get(f, _same)(getattr(settings, f)) for f in key_fields(stage))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _check_coarse() -> None:
+    for s in STAGES.values():
+        for name in s.coarse:
+            inputs = [i for i in s.inputs if i in STAGES]
+            if name not in s.fields or any(name in key_fields(i) for i in inputs):
+                raise RuntimeError(f"stage {s.name!r}: coarse field {name!r} reaches it otherwise")
+
+
+_check_coarse()
 
 
 def digest(texts: Sequence[str]) -> str:

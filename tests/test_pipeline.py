@@ -7,7 +7,10 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nearsim as ns
 from nearsim import pipeline
@@ -138,3 +141,49 @@ def test_after_warm_up_the_stages_need_no_more_machine_code():
         [sys.executable, "-c", _AFTER_WARM_UP], capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == []
+
+
+# -- the exact join on a grid of thresholds ----------------------------------------------
+@pytest.fixture(scope="module")
+def close_pairs():
+    """Documents with many pairs right at the grid points: 4/5, 3/4, 7/10 … are exact."""
+    sets = [" ".join(f"w{i}" for i in range(n)) for n in (4, 5, 8, 10, 12, 15, 16, 20)]
+    return TEXTS[:150] + sets
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=st.one_of(
+    st.floats(0.05, 0.99),
+    st.sampled_from([0.05, 0.1, 0.7, 0.75, 0.8, 0.95]).flatmap(
+        lambda g: st.sampled_from([g, np.nextafter(g, 0), np.nextafter(g, 1)])),
+))  # fmt: skip
+def test_the_exact_stage_is_the_join_at_its_own_threshold(close_pairs, t):
+    """Filtering the floor join by jaccard >= t is the join at t (exact_pairs' threshold
+    rule), a hair either side of a grid point included."""
+    t = float(min(max(t, 0.05), 0.99))
+    run = pipeline.Runner(close_pairs, ns.Settings(threshold=t, shingle_kind="word", shingle_k=1))
+    want = ns.exact_pairs(run.get("tokens"), t, valid=run.get("valid"))
+    pd.testing.assert_frame_equal(run.get("exact"), want)
+    assert pipeline.threshold_floor(t) <= t
+
+
+def test_thresholds_between_two_grid_points_share_one_join():
+    key = pipeline.stage_key
+    at = {t: ns.Settings(threshold=t) for t in (0.75, 0.76, 0.79, 0.8, 0.81)}
+    assert (
+        key(at[0.75], "exact_floor") == key(at[0.76], "exact_floor") == key(at[0.79], "exact_floor")
+    )
+    assert (
+        key(at[0.79], "exact_floor") != key(at[0.8], "exact_floor") == key(at[0.81], "exact_floor")
+    )
+    assert key(at[0.76], "exact") != key(at[0.79], "exact")  # the filter is per threshold
+    assert [pipeline.threshold_floor(t) for t in (0.05, 0.099, 0.8, 0.8499, 0.99)] == [
+        0.05, 0.05, 0.8, 0.8, 0.95]  # fmt: skip
+
+
+def test_a_coarse_field_must_not_reach_the_stage_another_way(monkeypatch):
+    bad = pipeline.Stage("bad", pipeline.exact_stage, ("exact_floor",), ("threshold",), "x",
+                         coarse={"threshold": pipeline.threshold_floor})  # fmt: skip
+    monkeypatch.setitem(pipeline.STAGES, "bad", bad)
+    with pytest.raises(RuntimeError, match="coarse field 'threshold' reaches it otherwise"):
+        pipeline._check_coarse()
