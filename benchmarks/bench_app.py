@@ -15,8 +15,10 @@ under 0.5 s; every other single change under 0.5 s in the browser. What is measu
   compile them once; this script runs ``pipeline.warm_up()`` first, timed, for the same
   reason), generating the Example and every stage the page reads. In AppTest each process
   is a subprocess of this script and importing Streamlit and AppTest is timed apart; in
-  the browser each is a fresh ``streamlit run`` whose start-up (until /_stcore/health
-  answers) is timed apart. Best, median and worst of ``--processes``.
+  the browser each is a fresh server started as ``scripts/app`` starts it
+  (``python -m explorer.serve``: the library's imports, then ``streamlit run``), whose
+  start-up (until /_stcore/health answers) is timed apart. Best, median and worst of
+  ``--processes``.
 * **single changes**, one process (AppTest) or one browser tab, in this order: threshold
   steps on Results, min_shingles, the Results tabs, auto-tune off, bands, Banding's first
   visit, rows, auto-tune on, threshold steps on Banding, fp_weight, the recall target,
@@ -484,8 +486,9 @@ def report(data: dict) -> str:
     m = session["metrics"]
     browser = (
         f"Browser: Debian's chromium through Playwright, 1400 × 1000, load average before / "
-        f"after {load['browser'][0]:.1f} / {load['browser'][1]:.1f}; `streamlit run` start-up "
-        f"(until /_stcore/health answers; not in the cold figure) {_spread(web['server_start'])}."
+        f"after {load['browser'][0]:.1f} / {load['browser'][1]:.1f}; the server's start-up "
+        "(`python -m explorer.serve`: the library's imports, then `streamlit run`, until "
+        f"/_stcore/health answers; not in the cold figure) {_spread(web['server_start'])}."
         if "browser" in load
         else "Browser: not run (`--no-browser`)."
     )
