@@ -33,10 +33,27 @@ def _label(i: int) -> str:
     return f"{docs.labels[i]} — {text[:70]}{'…' if len(text) > 70 else ''}"
 
 
-def shingles_tab() -> None:
-    doc = st.selectbox(
-        "Document", range(docs.n), format_func=_label, key="hash_doc", index=min(1, docs.n - 1)
+PICK_LIMIT = 2000
+"""Up to this many documents, one is picked from a list of them all; above it, by its row
+number (the list of 20,000 names, about 1.6 MB, took the browser 1–2 s to draw)."""
+
+
+def pick_document(container, label: str, key: str, default: int) -> int:
+    """A document's row: from a list of every document, or typed on a large corpus."""
+    if docs.n <= PICK_LIMIT:
+        return container.selectbox(label, range(docs.n), format_func=_label, key=key, index=default)
+    ss = st.session_state
+    if not isinstance(ss.get(key), int) or not 0 <= ss[key] < docs.n:
+        ss[key] = default
+    row = container.number_input(
+        f"{label}: row 0 – {docs.n - 1:,}", min_value=0, max_value=docs.n - 1, step=1, key=key
     )
+    container.caption(_label(row))
+    return int(row)
+
+
+def shingles_tab() -> None:
+    doc = pick_document(st, "Document", "hash_doc", min(1, docs.n - 1))
     sh = shingles.shingles_of(doc)
     st.caption(
         f"{len(sh):,} distinct {KIND} {settings.shingle_k}-grams, in order of first "
@@ -91,11 +108,8 @@ def pair_tab() -> None:
     doc = st.session_state.get("hash_doc", min(1, docs.n - 1))
     parent = docs.parent[doc] if docs.parent is not None else -1
     c1, c2 = st.columns(2)
-    a = c1.selectbox(
-        "First document", range(docs.n), format_func=_label, key="pair_a",
-        index=int(parent) if parent >= 0 else 0,
-    )  # fmt: skip
-    b = c2.selectbox("Second document", range(docs.n), format_func=_label, key="pair_b", index=doc)
+    a = pick_document(c1, "First document", "pair_a", int(parent) if parent >= 0 else 0)
+    b = pick_document(c2, "Second document", "pair_b", doc)
     sig = run.get("signatures")
     first32 = min(32, settings.num_perm)
     agree = sig[a] == sig[b]
