@@ -25,11 +25,11 @@ ss = st.session_state
 
 # -- restore what this browser kept, once per visit ----------------------------------------
 if not ss.get(settings_ui.SEEDED):
-    ss["_visit_had_query"] = len(st.query_params) > 0
+    ss[settings_ui.VISIT_QUERY] = len(st.query_params) > 0
 kept = storage.stored()
 if kept is not None and not ss.get("_storage_restored"):
     ss["_storage_restored"] = True
-    if not ss.get("_visit_had_query") and kept.get("settings"):
+    if not ss.get(settings_ui.VISIT_QUERY) and kept.get("settings"):
         settings_ui.seed(parse_qs(kept["settings"]), announce=False)
         ss[settings_ui.SEEDED] = True
     if storage.restore(kept):

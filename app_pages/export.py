@@ -62,7 +62,7 @@ def power(n: int) -> str:
 def apply_preset(name: str) -> None:
     """Put a preset's settings in the sidebar (a button callback: before the widgets)."""
     p = PRESETS[name]
-    settings_ui.seed(p.apply(settings_ui.current_settings()).to_query())
+    settings_ui.apply_settings(**p.apply(settings_ui.current_settings()).to_dict())
     ss[APPLIED] = name
     ss[VERIFY] = p.verify  # the command keeps candidates as the peer does
 

@@ -41,8 +41,7 @@ ss = st.session_state
 
 def use_threshold(value: float) -> None:
     """Set the sidebar's threshold (a callback: it runs before the widgets are drawn)."""
-    ss["threshold"] = float(round(value, 2))
-    ss[settings_ui.PROBLEMS] = []
+    settings_ui.apply_settings(threshold=float(round(value, 2)))
 
 
 def more_pairs() -> None:

@@ -39,6 +39,9 @@ SECTION_OF = {name: title for title, names in SECTIONS.items() for name in names
 PROBLEMS = "_link_problems"
 NOTES = "_setting_notes"
 SEEDED = "_settings_seeded"
+TOUCHED = "_settings_touched"
+"""Set once the user changes a setting: from then on the widgets, not the address, lead."""
+VISIT_QUERY = "_visit_had_query"
 
 
 def _query_dict(params: Mapping) -> dict[str, list[str]]:
@@ -89,6 +92,7 @@ def write_address(settings: Settings) -> None:
 def apply_settings(**changes) -> None:
     """Set some settings from a page (a button's ``on_click``: it runs before the sidebar
     is drawn, so the widgets show the new values); validated as Settings."""
+    st.session_state[TOUCHED] = True
     new = current_settings().replace(**changes)
     for name in FIELD_SPECS:
         st.session_state[name] = getattr(new, name)
@@ -114,8 +118,18 @@ def _fix_banding(changed: str) -> None:
     ss["bands"], ss["rows"] = b, r
 
 
+def _link_not_applied() -> bool:
+    """The address holds settings this untouched session has not put in force."""
+    ss = st.session_state
+    if ss.get(TOUCHED) or len(st.query_params) == 0:
+        return False
+    wanted = {k: [v] for k, v in current_settings().to_query().items()}
+    return _query_dict(st.query_params) != wanted
+
+
 def _on_change(name: str) -> None:
     ss = st.session_state
+    ss[TOUCHED] = True
     ss[PROBLEMS] = []
     spec = FIELD_SPECS[name]
     if spec.kind == "int":  # a typed value out of range: say so, keep the last good one
@@ -171,6 +185,11 @@ def sidebar() -> tuple[Settings, dict]:
         ss[SEEDED] = True
         if launch.corpus_arguments().paths and "source" not in st.query_params:
             ss["source"] = "corpus"  # `nearsim app corpus.jsonl` opens on that corpus
+    elif _link_not_applied():
+        # A first run can start before Streamlit has the page's query (CI saw a link's
+        # values lost that way): until the user changes something, the link's settings win.
+        seed()
+        ss[VISIT_QUERY] = True
     good = ss.get("_good")
     if good is not None:  # a widget's state that Streamlit dropped comes back from the last run
         for name in FIELD_SPECS:

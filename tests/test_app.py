@@ -325,3 +325,21 @@ def test_a_large_corpus_picks_its_documents_by_row_not_from_a_list():
     assert at.session_state["pair_b"] == 19_999
     captions = [c.value for c in at.caption]
     assert captions[1].startswith("#19999 — "), captions[:3]  # the second picker's document
+
+
+def test_a_link_seen_only_after_the_first_run_still_wins_until_the_user_changes_something():
+    """CI once saw a link's values lost: a first run that starts before Streamlit has the
+    page's query seeds the defaults. The address leads until the user changes a setting."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["n_docs"] = "300"
+    at.run()  # as if this run had no query: n_docs is the only setting in it
+    assert at.session_state["shingle_kind"] == "char"
+    at.query_params["shingle_kind"] = "word"
+    at.query_params["threshold"] = "0.7"
+    at.run()
+    no_errors(at)
+    assert (at.session_state["shingle_kind"], at.session_state["threshold"]) == ("word", 0.7)
+    at.slider(key="threshold").set_value(0.75).run()  # the user leads from here
+    at.query_params["shingle_kind"] = "char"
+    at.run()
+    assert (at.session_state["shingle_kind"], at.session_state["threshold"]) == ("word", 0.75)
