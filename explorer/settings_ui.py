@@ -82,11 +82,15 @@ def current_settings() -> Settings:
         return Settings()
 
 
+def _address_holds(settings: Settings) -> bool:
+    """Whether the address bar's query is exactly these settings' query."""
+    return _query_dict(st.query_params) == {k: [v] for k, v in settings.to_query().items()}
+
+
 def write_address(settings: Settings) -> None:
     """Make the address bar hold exactly the settings in force (only what changed)."""
-    wanted = settings.to_query()
-    if _query_dict(st.query_params) != {k: [v] for k, v in wanted.items()}:
-        st.query_params.from_dict(wanted)
+    if not _address_holds(settings):
+        st.query_params.from_dict(settings.to_query())
 
 
 def apply_settings(**changes) -> None:
@@ -120,11 +124,9 @@ def _fix_banding(changed: str) -> None:
 
 def _link_not_applied() -> bool:
     """The address holds settings this untouched session has not put in force."""
-    ss = st.session_state
-    if ss.get(TOUCHED) or len(st.query_params) == 0:
+    if st.session_state.get(TOUCHED) or len(st.query_params) == 0:
         return False
-    wanted = {k: [v] for k, v in current_settings().to_query().items()}
-    return _query_dict(st.query_params) != wanted
+    return not _address_holds(current_settings())
 
 
 def _on_change(name: str) -> None:

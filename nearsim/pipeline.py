@@ -423,12 +423,10 @@ def key_fields(stage: str) -> tuple[str, ...]:
 def stage_key(settings: Settings, stage: str) -> tuple:
     """The values of the settings a stage depends on, in a fixed order (hashable); a field
     the stage reads through a coarse function (:attr:`Stage.coarse`) by that value."""
-    coarse = STAGES[stage].coarse if stage in STAGES else {}
-    return tuple(coarse.get(f, _same)(getattr(settings, f)) for f in key_fields(stage))
-
-
-def _same(value: Any) -> Any:
-    return value
+    fields = key_fields(stage)  # validates the name
+    coarse = STAGES[stage].coarse
+    return tuple(coarse[f](getattr(settings, f)) if f in coarse else getattr(settings, f)
+                 for f in fields)  # fmt: skip
 
 
 def _check_coarse() -> None:
