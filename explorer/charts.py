@@ -79,10 +79,6 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
     return finish(chart, 300)
 
 
-def _named(keys) -> dict:
-    return {k: alt.Data(name=k) for k in keys}
-
-
 _PLACE = "@@{}@@"
 
 
@@ -90,7 +86,8 @@ _PLACE = "@@{}@@"
 def _template(build, shape: tuple, data_keys: tuple, label_keys: tuple) -> str:
     """The Vega-Lite JSON of ``build`` for one shape, its data named, its labels holes."""
     labels = {k: _PLACE.format(k) for k in label_keys}
-    return json.dumps(build(_named(data_keys), labels, *shape).to_dict())
+    named = {k: alt.Data(name=k) for k in data_keys}
+    return json.dumps(build(named, labels, *shape).to_dict())
 
 
 def _fill(build, shape: tuple, data: dict, labels: dict) -> dict:
@@ -104,7 +101,6 @@ def _fill(build, shape: tuple, data: dict, labels: dict) -> dict:
     return spec
 
 
-_S_KEYS = ("fp", "fn", "curve", "t", "steep", "thumb", "all", "sampled")
 _S_COLORS = {
     "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
     "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
