@@ -13,6 +13,7 @@ The fixtures are the shared ones (``tests/e2e_fixtures.py``), the helpers those 
 
 from __future__ import annotations
 
+import importlib
 import json
 import shlex
 import subprocess
@@ -159,10 +160,7 @@ def test_copy_a_preset_as_nearsim_dedup_and_run_it(app_server, clipboard_page, t
 
 
 def test_build_datatrove_minhash_config_from_the_page(app_server, clipboard_page):
-    minhash = pytest.importorskip(
-        "datatrove.pipeline.dedup.minhash",
-        reason="datatrove is not installed (pip install datatrove xxhash tokenizers)",
-    )
+    minhash = importlib.import_module("datatrove.pipeline.dedup.minhash")
     page = clipboard_page
     open_app(page, app_server.base + SMALL)
     tab(page, 0, "text-dedup").get_by_role("button", name="Try these settings").click()

@@ -185,7 +185,6 @@ def test_auto_tune_overrides_bands_and_rows():
     [(0.5, 128, 0.5), (0.9, 64, 0.3), (0.3, 32, 0.8), (0.7, 200, 0.5), (0.85, 128, 0.0)],
 )
 def test_auto_tune_matches_datasketch(threshold, num_perm, fp_weight):
-    pytest.importorskip("nearsim.lsh")
     from datasketch.lsh import _optimal_param
 
     s = Settings(threshold=threshold, num_perm=num_perm, fp_weight=fp_weight)
