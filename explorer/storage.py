@@ -42,14 +42,21 @@ export default function(component) {
             else { window.localStorage.setItem(k, v); }
         } catch (e) { /* storage full or disabled: carry on without it */ }
     };
-    // Read once per page load, before anything is written, and hand it to Python.
+    // Read once per page load, before anything is written. What was kept goes to Python
+    // (a rerun restores it); an empty store needs no answer and no rerun.
     if (!window.__nearsimStorageRead) {
         window.__nearsimStorageRead = true;
         const kept = {};
-        for (const [name, key] of Object.entries(KEYS)) { kept[name] = read(key); }
-        setStateValue("stored", kept);
+        let held = false;
+        for (const [name, key] of Object.entries(KEYS)) {
+            kept[name] = read(key);
+            held = held || kept[name] !== null;
+        }
+        window.__nearsimStorageHeld = held;
+        if (held) { setStateValue("stored", kept); }
     }
-    if (data && data.write) {
+    // Kept values are not overwritten before Python has restored them (data.restored).
+    if (data && data.write && (!window.__nearsimStorageHeld || data.restored)) {
         for (const [k, v] of Object.entries(data.write)) { write(k, v); }
     }
 }
@@ -65,9 +72,10 @@ KEPT = "_storage_kept"
 
 
 def stored() -> dict[str, Any] | None:
-    """What the browser had stored when the page opened (None until it has answered).
+    """What the browser had stored when the page opened (None until it has answered, and
+    for good when it kept nothing).
 
-    The browser answers once per page load; the answer is remembered in the session,
+    The browser answers once per page load when it kept anything; the answer is remembered in the session,
     because the component's own state does not survive a change of its data.
     """
     ss = st.session_state
@@ -132,8 +140,10 @@ def sync(settings: Settings) -> dict[str, Any] | None:
 
     The whole current state is sent on every run (writing it again is harmless): a
     browser that skips an intermediate run's data still ends up with the latest values.
-    Nothing is written until the browser has said what it kept: a new tab would otherwise
-    replace the kept settings with the defaults before restoring them.
+    A browser that kept something answers once, and writes nothing until Python has
+    restored it (``restored`` in the data): a new tab would otherwise replace the kept
+    settings with the defaults before restoring them. A browser that kept nothing does
+    not answer, so a first visit costs one script run, not two, and writes at once.
 
     Returns
     -------
@@ -143,19 +153,17 @@ def sync(settings: Settings) -> dict[str, Any] | None:
     """
     from . import labelling, state
 
-    write: dict[str, str | None] = {}
-    if stored() is not None:
-        paste = st.session_state.get(state.PASTE_KEY) or None
-        write = {
-            SETTINGS_KEY: urlencode(settings.to_query()),
-            PASTE_KEY: paste if paste is None or len(paste) <= MAX_PASTE_CHARS else None,
-            CSV_KEY: _csv_value(),
-            LABELS_KEY: labelling.dump(),
-        }
+    paste = st.session_state.get(state.PASTE_KEY) or None
+    write = {
+        SETTINGS_KEY: urlencode(settings.to_query()),
+        PASTE_KEY: paste if paste is None or len(paste) <= MAX_PASTE_CHARS else None,
+        CSV_KEY: _csv_value(),
+        LABELS_KEY: labelling.dump(),
+    }
     try:
         result = _component()(
             key=COMPONENT_KEY,
-            data={"write": write},
+            data={"write": write, "restored": stored() is not None},
             default={"stored": None},
             height=0,
             on_stored_change=lambda: None,

@@ -402,6 +402,29 @@ def test_settings_come_back_in_a_new_tab_without_a_query(app_server, new_context
     assert query(third.url) == {"threshold": "0.6"}, third.url
 
 
+_RERUN_SCRIPT = 0x5A
+"""First byte of a BackMsg whose field 11 (``rerun_script``) is set: the frames the page
+sends to ask the server for a script run (protobuf tag: field 11, length-delimited)."""
+
+
+def test_a_first_visit_with_nothing_kept_runs_once_and_keeps_the_settings(
+    app_server, new_context
+):
+    """A browser that kept nothing does not answer the storage component, so there is no
+    handshake rerun; what the page shows is still written to local storage at once."""
+    page = new_context().new_page()
+    asked: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: asked.append(frame)))
+    open_app(page, app_server.base + "/?threshold=0.77")
+    page.wait_for_function(
+        "() => (window.localStorage.getItem('nearsim.settings') || '').includes('threshold=0.77')"
+    )
+    wait_idle(page)
+    runs = [f for f in asked if isinstance(f, bytes) and f[:1] == bytes([_RERUN_SCRIPT])]
+    assert len(runs) == 1, [f[:16] for f in asked]
+    assert_no_errors(page, "first visit")
+
+
 PASTED = (
     "The harbour ferry left at dawn with forty passengers.\n"
     "The harbour ferry left at dawn with forty-one passengers.\n"
