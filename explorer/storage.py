@@ -75,8 +75,9 @@ def stored() -> dict[str, Any] | None:
     """What the browser had stored when the page opened (None until it has answered, and
     for good when it kept nothing).
 
-    The browser answers once per page load when it kept anything; the answer is remembered in the session,
-    because the component's own state does not survive a change of its data.
+    The browser answers once per page load when it kept anything; the answer is
+    remembered in the session, because the component's own state does not survive a
+    change of its data.
     """
     ss = st.session_state
     if ss.get(KEPT) is not None:

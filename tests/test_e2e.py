@@ -407,9 +407,7 @@ _RERUN_SCRIPT = 0x5A
 sends to ask the server for a script run (protobuf tag: field 11, length-delimited)."""
 
 
-def test_a_first_visit_with_nothing_kept_runs_once_and_keeps_the_settings(
-    app_server, new_context
-):
+def test_a_first_visit_with_nothing_kept_runs_once_and_keeps_the_settings(app_server, new_context):
     """A browser that kept nothing does not answer the storage component, so there is no
     handshake rerun; what the page shows is still written to local storage at once."""
     page = new_context().new_page()
