@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Protocol
 import numpy as np
 import zstandard
 
+from ._jsonl_fast import blocks, line_count, parse_block
 from ._validation import lone_surrogate
 from .documents.csv_reader import column_index, open_csv
 from .documents.decoding import short
@@ -260,49 +261,89 @@ def _read_jsonl(
 ) -> Iterator[Chunk]:
     """``span=(start, stop, first_line)``: only the lines in bytes ``start .. stop - 1`` of a
     plain (uncompressed) file, the first of them line ``first_line`` of the file; positions
-    then count from the span's first record (the Dask engine's partitions)."""
+    then count from the span's first record (the Dask engine's partitions).
+
+    The file is read in blocks of whole lines; pyarrow parses a block where it holds
+    nothing unusual (:mod:`nearsim._jsonl_fast`), else its lines are read one by one.
+    """
     label = _label(path)
-    positions: list[int] = []
-    texts: list[str] = []
-    ids: list[str] | None = [] if id_field is not None else None
     position = 0
     start, stop, first_line = span if span is not None else (0, None, 1)
     line_number = first_line - 1
     try:
         with _open_binary(path) as stream:
-            lines = _lines_between(stream, start, stop) if span is not None else stream
-            for line_number, raw in enumerate(lines, start=first_line):
-                if line_number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                if not raw.strip():
-                    continue  # a blank line is not a record
-                text, ident, problem = _json_record(raw, text_field, id_field)
-                if problem is not None:
-                    sink.bad(path, f"{label}, line {line_number}: {problem}")
-                else:
-                    positions.append(position)
-                    texts.append(text)
-                    if ids is not None:
-                        ids.append(ident)
-                position += 1
-                if len(positions) >= _CHUNK:
-                    yield Chunk(positions, texts, ids, position)
-                    positions, texts = [], []
-                    ids = [] if id_field is not None else None
-    except (OSError, EOFError, zlib.error, zstandard.ZstdError) as exc:
+            for block in blocks(stream, start, stop):
+                if line_number == 0 and block.startswith(b"\xef\xbb\xbf"):
+                    block = block[3:]
+                parsed = parse_block(block, text_field, id_field)
+                if parsed is not None:
+                    count = line_count(block)
+                    yield Chunk(list(range(position, position + count)), *parsed, position + count)
+                    position += count
+                    line_number += count
+                    continue
+                for chunk in _json_lines(block, line_number, position, label, path, text_field,
+                                         id_field, sink):  # fmt: skip
+                    position = chunk.end
+                    yield chunk
+                line_number += line_count(block)
+    except _DAMAGED as exc:
+        if span is None:  # a block is lost whole: count the lines readable before the damage
+            line_number = _readable_lines(path)
         raise ValueError(_unreadable(label, line_number, exc)) from None
+    yield Chunk([], [], [] if id_field is not None else None, position)
+
+
+_DAMAGED = (OSError, EOFError, zlib.error, zstandard.ZstdError)
+"""What reading a damaged, truncated or mislabelled (not compressed) file raises."""
+
+
+def _readable_lines(path: Path) -> int:
+    """How many lines of a damaged file can be read before the damage."""
+    count = 0
+    try:
+        with _open_binary(path) as stream:
+            for _ in stream:
+                count += 1
+    except _DAMAGED:
+        pass
+    return count
+
+
+def _json_lines(
+    block: bytes,
+    before: int,
+    position: int,
+    label: str,
+    path: Path,
+    text_field: str,
+    id_field: str | None,
+    sink: Sink,
+) -> Iterator[Chunk]:
+    """A block's records read a line at a time (``before`` lines of the file precede it)."""
+    positions: list[int] = []
+    texts: list[str] = []
+    ids: list[str] | None = [] if id_field is not None else None
+    lines = block.split(b"\n")
+    if block.endswith(b"\n"):
+        lines.pop()
+    for line_number, raw in enumerate(lines, start=before + 1):
+        if not raw.strip():
+            continue  # a blank line is not a record
+        text, ident, problem = _json_record(raw, text_field, id_field)
+        if problem is not None:
+            sink.bad(path, f"{label}, line {line_number}: {problem}")
+        else:
+            positions.append(position)
+            texts.append(text)
+            if ids is not None:
+                ids.append(ident)
+        position += 1
+        if len(positions) >= _CHUNK:
+            yield Chunk(positions, texts, ids, position)
+            positions, texts = [], []
+            ids = [] if id_field is not None else None
     yield Chunk(positions, texts, ids, position)
-
-
-def _lines_between(stream: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
-    """The lines of a binary file from byte ``start`` (a line's start) up to byte ``stop``."""
-    stream.seek(start)
-    at = start
-    for raw in stream:
-        if at >= stop:
-            return
-        at += len(raw)
-        yield raw
 
 
 def _unreadable(label: str, line_number: int, exc: BaseException) -> str:
@@ -515,7 +556,7 @@ def peek(path: Path, records: int) -> tuple[list[str], dict[str, list[str]]]:
                     seen += 1
                     if seen >= records:
                         break
-        except (OSError, EOFError, zlib.error, zstandard.ZstdError) as exc:
+        except _DAMAGED as exc:
             raise ValueError(_unreadable(label, seen, exc)) from None
         return names, values
     return ["text"], {}

@@ -613,3 +613,67 @@ def test_an_empty_path_is_not_the_working_folder(tmp_path, monkeypatch):
     (tmp_path / "a.jsonl").write_text('{"text": "one"}\n')
     with pytest.raises(ValueError, match=r"paths holds '', which is not accepted"):
         ns.read_corpus("")
+
+
+# --------------------------------------------------------------------------------------
+# The block reader (pyarrow, nearsim._jsonl_fast) against the line-by-line reader
+# --------------------------------------------------------------------------------------
+
+_GOOD_RECORD = st.fixed_dictionaries(
+    {
+        "id": st.one_of(st.text(max_size=4), st.integers(-(10**20), 10**20)),
+        "text": st.text(max_size=12),
+    },
+    optional={"meta": st.lists(st.integers(), max_size=2)},
+).flatmap(lambda r: st.sampled_from([json.dumps(r).encode(), json.dumps(r, ensure_ascii=False)
+                                     .encode("utf-8", "surrogatepass")]))  # fmt: skip
+_ODD_LINE = st.sampled_from(
+    [b"", b"  \t", b"\x0c", b'["a"]', b'"s"', b"not json", b'{"text": 5, "id": "a"}',
+     b'{"id": "x"}', b'{"text": "x"}', b'{"text": null, "id": 1}', b'{"text": "x", "id": 1.5}',
+     b'{"text": "x", "id": true}', b'{"text": "a", "id": 1} {"text": "b", "id": 2}',
+     b'{"text": "a", "text": "b", "id": 3}', b'{"text": "\\ud800", "id": 4}',
+     b'{"text": "caf\xe9", "id": 5}', b'{"text": "a\x00", "id": 6}', b'{"text": "a\tb", "id": 7}',
+     b'{"text": "\\ud83d\\ude00", "id": 8}', b'\xef\xbb\xbf{"text": "bom", "id": 9}']
+)  # fmt: skip
+
+
+def _read_all(path: Path, id_field: str | None) -> tuple[list, list, list]:
+    reader = ns.iter_corpus(path, id_field=id_field, on_error="skip", batch_size=7)
+    batches = list(reader)
+    rows = [(i, t) for b in batches for i, t in zip(b["id"], b["text"], strict=True)]
+    return rows, list(reader.report.problems), list(reader.report.skipped_by_file.items())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(_GOOD_RECORD, _GOOD_RECORD, _ODD_LINE), max_size=25),
+    st.booleans(),
+    st.sampled_from([None, "id"]),
+    st.sampled_from([64, 1 << 20]),
+)
+def test_block_reader_equals_the_line_reader(tmp_path_factory, lines, newline, id_field, size):
+    """Whatever a file holds, reading it in blocks parsed by pyarrow gives the records,
+    ids, problems and counts that reading it a line at a time gives (blocks of 64 bytes:
+    lines cut across blocks, many blocks to a file)."""
+    from unittest import mock
+
+    path = tmp_path_factory.mktemp("blocks") / "c.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if newline else b""))
+    with mock.patch("nearsim._jsonl_fast.BLOCK_BYTES", size):
+        fast = _read_all(path, id_field)
+        with mock.patch("nearsim._corpus_formats.parse_block", return_value=None):
+            slow = _read_all(path, id_field)
+    assert fast == slow
+
+
+def test_plain_blocks_are_parsed_by_pyarrow(tmp_path):
+    """The block reader is not the line reader in disguise: a clean file never reaches
+    the line-by-line parse."""
+    from unittest import mock
+
+    strings = write(tmp_path / "s.jsonl", jsonl(records()))
+    negative = [{"id": -i, "text": t} for i, t in enumerate(TEXTS)]
+    numbers = write(tmp_path / "n.jsonl", jsonl(negative))
+    with mock.patch("nearsim._corpus_formats._json_record", side_effect=AssertionError):
+        expect(ns.read_corpus(strings, id_field="id"), [f"doc-{i}" for i in range(20)], TEXTS)
+        expect(ns.read_corpus(numbers, id_field="id"), [str(-i) for i in range(20)], TEXTS)
