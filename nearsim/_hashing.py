@@ -16,6 +16,7 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
+from ._ascii_text import normalise as normalise_ascii
 from ._validation import ArgumentTypeError
 from ._validation_arrays import check_shingle_sets
 from .shingles import as_text_list, check_shingle_options, normalize
@@ -285,25 +286,39 @@ def flatten_texts(
     """
     opts = check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
     kind, k = opts.pop("kind"), opts.pop("k")  # Python str and int: one compiled kernel
-    norm = [normalize(t, **opts) for t in as_text_list(texts)]
-    whole = np.zeros(len(norm), dtype=np.bool_)
-    if kind == "word":
-        laid = []
-        for d, t in enumerate(norm):
-            words = t.split()
-            if len(words) < k:
-                whole[d] = bool(t)
-                laid.append(t)
-            else:
-                laid.append(" ".join(words))
-        norm = laid
-    lengths = np.fromiter(map(len, norm), dtype=np.int64, count=len(norm))
-    doc_offsets = np.zeros(len(norm) + 1, dtype=np.int64)
+    texts = as_text_list(texts)
+    word = kind == "word"
+    whole = np.zeros(len(texts), dtype=np.bool_)
+    # ASCII documents are normalised by a compiled kernel (nearsim._ascii_text), the
+    # others here first (str methods), then copied by it as they are
+    is_ascii = np.fromiter(map(str.isascii, texts), dtype=np.bool_, count=len(texts))
+    laid = texts
+    if not is_ascii.all():
+        laid = list(texts)
+        for d in np.flatnonzero(~is_ascii).tolist():
+            laid[d], whole[d] = _lay_out(normalize(texts[d], **opts), word, k)
+    lengths = np.fromiter(map(len, laid), dtype=np.int64, count=len(laid))
+    doc_offsets = np.zeros(len(laid) + 1, dtype=np.int64)
     np.cumsum(lengths, out=doc_offsets[1:])
-    buf = np.frombuffer(_encode("".join(norm), "texts"), dtype=np.uint8)
+    buf = np.frombuffer(_encode("".join(laid), "texts"), dtype=np.uint8)
     if buf.shape[0] != doc_offsets[-1]:
         doc_offsets = _cp_to_byte_offsets(buf, doc_offsets)
+    if is_ascii.any() and (word or any(opts.values())):
+        buf, doc_offsets = normalise_ascii(buf, doc_offsets, is_ascii, whole, word=word, k=k,
+                                           **opts)  # fmt: skip
     return FlatTexts(buf, doc_offsets, whole, kind, k)
+
+
+def _lay_out(text: str, word: bool, k: int) -> tuple[str, bool]:
+    """A normalised document as the kernels read it, and whether it is one whole shingle:
+    word shingles of a document of at least k words read its words joined by single
+    spaces; a shorter one is its whole text (when not empty)."""
+    if not word:
+        return text, False
+    words = text.split()
+    if len(words) < k:
+        return text, bool(text)
+    return " ".join(words), False
 
 
 @njit(cache=True, inline="always")

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim._hashing import decode, flatten, text_shingles
+from nearsim._hashing import decode, flatten, flatten_texts, text_shingles
+from nearsim.shingles import normalize
 
 TEXTS = [
     "Hello world, this is a test",
@@ -58,3 +59,42 @@ def test_flatten_round_trips_and_hashes(docs):
     expected = [mmh3.hash(s.encode(), 7, signed=False) for doc in docs for s in doc]
     assert flat.hashes(7).tolist() == expected
     assert flat.hashes(7).dtype == np.uint32
+
+
+# Every ASCII character the normalisation treats specially (upper case, the white space
+# str.split splits on, punctuation and the symbols that are not punctuation), and a few
+# that are not ASCII, so a list mixes documents the kernel normalises and documents
+# normalised in Python first.
+_NORMALISED = "aZ 09\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f.,!?'\"-_$+<=>^`|~é\u2019Σ\u3000"
+
+
+def _laid_out(texts, kind, k, **opts):
+    """flatten_texts' layout written plainly: shingles.normalize per text, then words."""
+    out, whole = [], []
+    for text in texts:
+        text = normalize(text, **opts)
+        words = text.split()
+        if kind == "word" and len(words) >= k:
+            text = " ".join(words)
+        out.append(text.encode())
+        whole.append(kind == "word" and len(words) < k and bool(text))
+    return b"".join(out), np.cumsum([0] + [len(b) for b in out]), whole
+
+
+@given(
+    st.lists(st.text(alphabet=_NORMALISED, max_size=30), max_size=8),
+    st.sampled_from([("char", 3), ("word", 1), ("word", 2), ("word", 4)]),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_flatten_texts_normalises_as_normalize_does(texts, shingling, lower, punct, collapse):
+    """The compiled normalisation of ASCII documents (nearsim._ascii_text) against
+    nearsim.shingles.normalize, byte for byte, with the word layout and its whole-document flags."""
+    kind, k = shingling
+    opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": collapse}
+    flat = flatten_texts(texts, kind=kind, k=k, **opts)
+    buf, offsets, whole = _laid_out(texts, kind, k, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()
+    assert flat.whole.tolist() == whole
