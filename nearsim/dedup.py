@@ -23,6 +23,7 @@ import json
 import os
 import resource
 import sys
+import threading
 import time
 from collections.abc import Iterable
 from contextlib import contextmanager
@@ -240,6 +241,7 @@ def dedup(
     sig_parts: list[np.ndarray] = []
     valid_parts: list[np.ndarray] = []
     reader = iter_corpus(paths, **read)
+    threading.Thread(target=_load_kernels, args=(settings,), daemon=True).start()
     batches = iter(reader)
     with clock.stage("read"):
         batch = next(batches, None)  # a bad first record stops the run before any progress
@@ -289,6 +291,20 @@ def dedup(
         reader.report.summary(),
         clock.cpu,
     )
+
+
+def _load_kernels(settings: Settings) -> None:
+    """Load the run's compiled kernels from numba's cache (about half a second in a new
+    process) while the first batch is read: the reader spends that time in pyarrow,
+    which leaves the interpreter free. Only fills caches the run fills anyway; if it
+    fails, the run loads them itself."""
+    try:
+        valid, sig = sign_batch(["kernels"] * 2, settings)
+        pairs = candidate_pairs(sig, settings.bands, settings.rows, valid=valid)
+        estimate_pairs(sig, pairs)
+        clusters(2, pairs)
+    except Exception:  # the run itself reports every problem
+        pass
 
 
 def sign_batch(texts: list[str], settings: Settings) -> tuple[np.ndarray, np.ndarray]:
