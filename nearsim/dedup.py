@@ -241,10 +241,12 @@ def dedup(
     sig_parts: list[np.ndarray] = []
     valid_parts: list[np.ndarray] = []
     reader = iter_corpus(paths, **read)
-    threading.Thread(target=_load_kernels, args=(settings,), daemon=True).start()
+    loading = threading.Thread(target=_load_kernels, args=(settings,), daemon=True)
+    loading.start()
     batches = iter(reader)
     with clock.stage("read"):
         batch = next(batches, None)  # a bad first record stops the run before any progress
+    loading.join()  # no two parallel kernels at once (numba's workqueue layer forbids it)
     with clock.bar("documents read and signed", "docs") as bar:
         while batch is not None:
             with clock.stage("signatures"):
