@@ -31,6 +31,49 @@ def finish(chart, height: int):
     )
 
 
+def _stacked_bins(
+    values: np.ndarray,
+    edges: np.ndarray,
+    hi: np.ndarray,
+    groups: tuple[tuple[str, np.ndarray], ...],
+    *,
+    count: str,
+    group: str,
+    titles: tuple[str, str, str],
+    colors: list[str],
+    tooltip: list,
+    height: int,
+) -> alt.Chart:
+    """A histogram of ``values`` over ``edges`` (bars from ``edges[:-1]`` to ``hi``), one
+    stacked colour per (label, mask) of ``groups``; empty bars left out. ``titles``: the
+    x axis, the y axis, the legend."""
+    rows = [
+        pd.DataFrame(
+            {"lo": edges[:-1], "hi": hi, count: np.histogram(values[mask], bins=edges)[0],
+             group: label}
+        )
+        for label, mask in groups
+    ]  # fmt: skip
+    df = pd.concat(rows, ignore_index=True)
+    df = df[df[count] > 0]
+    x_title, y_title, legend = titles
+    domain = [label for label, _ in groups]
+    chart = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("lo:Q", bin="binned", title=x_title),
+            x2="hi:Q",
+            y=alt.Y(f"{count}:Q", title=y_title, stack=True),
+            color=alt.Color(
+                f"{group}:N", title=legend, scale=alt.Scale(domain=domain, range=colors)
+            ),
+            tooltip=tooltip,
+        )
+    )
+    return finish(chart, height)
+
+
 def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
     """Distribution of distinct shingles per document, documents below the minimum marked.
 
@@ -42,41 +85,18 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
     hi = int(counts.max(initial=0)) + 1
     width = max(1, -(-hi // 40))
     edges = np.arange(0, hi + width, width)
-    rows = []
-    for status, mask in (
-        ("gets a signature", counts >= floor),
-        ("below the minimum", counts < floor),
-    ):
-        hist, _ = np.histogram(counts[mask], bins=edges)
-        rows.append(
-            pd.DataFrame({"lo": edges[:-1], "hi": edges[1:], "documents": hist, "status": status})
-        )
-    df = pd.concat(rows, ignore_index=True)
-    df = df[df["documents"] > 0]
-    chart = (
-        alt.Chart(df)
-        .mark_bar()
-        .encode(
-            x=alt.X("lo:Q", bin="binned", title="distinct shingles per document"),
-            x2="hi:Q",
-            y=alt.Y("documents:Q", title="documents", stack=True),
-            color=alt.Color(
-                "status:N",
-                title="document",
-                scale=alt.Scale(
-                    domain=["gets a signature", "below the minimum"],
-                    range=[FN_COLOR, FP_COLOR],
-                ),
-            ),
-            tooltip=[
-                alt.Tooltip("lo:Q", title="from"),
-                alt.Tooltip("hi:Q", title="to (excl.)"),
-                alt.Tooltip("documents:Q", title="documents", format=","),
-                "status:N",
-            ],
-        )
-    )
-    return finish(chart, 300)
+    groups = (("gets a signature", counts >= floor), ("below the minimum", counts < floor))
+    tooltip = [
+        alt.Tooltip("lo:Q", title="from"),
+        alt.Tooltip("hi:Q", title="to (excl.)"),
+        alt.Tooltip("documents:Q", title="documents", format=","),
+        "status:N",
+    ]
+    return _stacked_bins(
+        counts, edges, edges[1:], groups, count="documents", group="status",
+        titles=("distinct shingles per document", "documents", "document"),
+        colors=[FN_COLOR, FP_COLOR], tooltip=tooltip, height=300,
+    )  # fmt: skip
 
 
 _PLACE = "@@{}@@"
@@ -319,38 +339,17 @@ def found_by_similarity(truth: pd.DataFrame, found: np.ndarray) -> alt.Chart:
     found = np.asarray(found, dtype=bool)
     edges = np.linspace(0.0, 1.0, 101)
     edges[-1] = 1.0 + 1e-9
-    rows = []
-    for outcome, mask in (("found (candidate)", found), ("missed", ~found)):
-        hist, _ = np.histogram(j[mask], bins=edges)
-        rows.append(
-            pd.DataFrame(
-                {"lo": edges[:-1], "hi": edges[:-1] + 0.01, "pairs": hist, "outcome": outcome}
-            )
-        )
-    df = pd.concat(rows, ignore_index=True)
-    df = df[df["pairs"] > 0]
-    chart = (
-        alt.Chart(df)
-        .mark_bar()
-        .encode(
-            x=alt.X("lo:Q", bin="binned", title="exact Jaccard similarity"),
-            x2="hi:Q",
-            y=alt.Y("pairs:Q", title="true pairs", stack=True),
-            color=alt.Color(
-                "outcome:N",
-                title="true pair",
-                scale=alt.Scale(
-                    domain=["found (candidate)", "missed"], range=[MEASURED_COLOR, FP_COLOR]
-                ),
-            ),
-            tooltip=[
-                alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
-                alt.Tooltip("pairs:Q", format=","),
-                "outcome:N",
-            ],
-        )
-    )
-    return finish(chart, 320)
+    tooltip = [
+        alt.Tooltip("lo:Q", title="similarity from", format=".2f"),
+        alt.Tooltip("pairs:Q", format=","),
+        "outcome:N",
+    ]
+    return _stacked_bins(
+        j, edges, edges[:-1] + 0.01, (("found (candidate)", found), ("missed", ~found)),
+        count="pairs", group="outcome",
+        titles=("exact Jaccard similarity", "true pairs", "true pair"),
+        colors=[MEASURED_COLOR, FP_COLOR], tooltip=tooltip, height=320,
+    )  # fmt: skip
 
 
 def estimate_vs_exact(table: pd.DataFrame, threshold: float) -> alt.Chart:
