@@ -677,3 +677,36 @@ def test_plain_blocks_are_parsed_by_pyarrow(tmp_path):
     with mock.patch("nearsim._corpus_formats._json_record", side_effect=AssertionError):
         expect(ns.read_corpus(strings, id_field="id"), [f"doc-{i}" for i in range(20)], TEXTS)
         expect(ns.read_corpus(numbers, id_field="id"), [str(-i) for i in range(20)], TEXTS)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20),
+    st.booleans(),
+    st.lists(st.integers(0, 10_000), max_size=4),
+    st.sampled_from([1, 7, 64, 1 << 20]),
+)
+def test_blocks_of_spans_hold_every_line_once(lines, newline, cuts, size):
+    """``_jsonl_fast.blocks`` over the spans the Dask engine cuts (at line starts) gives
+    back the file, each line whole and once; a stop inside a line takes that line whole."""
+    import io
+    import itertools
+    from unittest import mock
+
+    from nearsim import _jsonl_fast
+
+    data = b"\n".join(lines) + (b"\n" if newline and lines else b"")
+    starts = sorted({0, *(i + 1 for i, c in enumerate(data) if c == 10 and i + 1 < len(data))})
+    edges = sorted({0, len(data), *(starts[c % len(starts)] for c in cuts)})
+    with mock.patch.object(_jsonl_fast, "BLOCK_BYTES", size):
+        got = b"".join(
+            block
+            for a, b in itertools.pairwise(edges)
+            for block in _jsonl_fast.blocks(io.BytesIO(data), a, b)
+        )
+        assert got == data
+        whole = b"".join(_jsonl_fast.blocks(io.BytesIO(data)))
+        assert whole == data
+        if len(lines) > 1 and lines[0]:  # a stop one byte into the first line
+            first = b"".join(_jsonl_fast.blocks(io.BytesIO(data), 0, 1))
+            assert first == data[: data.index(b"\n") + 1]
