@@ -501,6 +501,7 @@ inflated, so compare the rows of one run, not two runs; CPU times suffer less. E
 {session["cold"]["b_r"][0]} × {session["cold"]["b_r"][1]}). Kernels: {data["warm_up"]}.
 AppTest: {len(cold) // 2} fresh processes per cold page; importing Streamlit and AppTest
 (not in the cold figure) {_spread([p["import_seconds"] for p in data["apptest"]])}.
+{_speed_words(data.get("speed"))}
 {browser} Single changes: median (best–worst) of five, each to a value not seen before;
 "met" judges the browser's median where there is one (issue 9: "in the browser"), else
 AppTest's; "median only": the worst of the five missed it.
@@ -599,6 +600,17 @@ def screenshots(folder: Path) -> list[Path]:
 
 
 # -- main -----------------------------------------------------------------------------
+def _speed_words(speed: list | None) -> str:
+    if not speed:
+        return ""
+    (py0, nb0), (py1, nb1) = speed
+    return (
+        "This machine's speed, fixed work timed before / after the runs (fastest of three, "
+        f"a fresh process): the Example generator at 20,000 documents (Python) {_s(py0)} / "
+        f"{_s(py1)}, cutting its shingles (compiled, two threads) {_s(nb0)} / {_s(nb1)}."
+    )
+
+
 def _warm_up() -> str:
     cached = len(list((ROOT / "nearsim").rglob("*.nbi")))
     started = time.perf_counter()
@@ -607,6 +619,31 @@ def _warm_up() -> str:
     took = time.perf_counter() - started
     state = "empty: compiled" if cached == 0 else f"{cached} kernel index files: loaded"
     return f"`pipeline.warm_up()` in its own process first, {_s(took)} (numba's cache {state})"
+
+
+_SPEED_CODE = """
+import json, time
+from nearsim._hashing import text_shingles
+from nearsim.example import example_corpus
+texts = example_corpus(20000, 0)["text"].tolist()
+text_shingles(texts[:10])  # load the kernels
+python, compiled = [], []
+for _ in range(3):
+    t = time.perf_counter(); example_corpus(20000, 0); python.append(time.perf_counter() - t)
+    t = time.perf_counter(); text_shingles(texts); compiled.append(time.perf_counter() - t)
+print(json.dumps([min(python), min(compiled)]))
+"""
+
+
+def _machine_speed() -> list[float]:
+    """Seconds (fastest of three, a fresh process) of two fixed pieces of work: generating
+    the 20,000-document Example (Python) and cutting its shingles (compiled, two threads).
+    Timed before and after the runs, they say how fast this shared machine was, so two
+    runs of this benchmark can be compared."""
+    out = subprocess.run(
+        [sys.executable, "-c", _SPEED_CODE], cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -629,6 +666,7 @@ def main() -> None:
         return
     started = time.perf_counter()
     data: dict = {"n_docs": args.docs, "warm_up": _warm_up(), "apptest": [], "load": {}}
+    data["speed"] = [_machine_speed()]
     load = os.getloadavg()[0]
     modes = ["documents", "results"] * (args.processes - 1) + ["documents", "session"]
     for mode in modes:
@@ -640,6 +678,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         data["browser"] = browser_runs(args.docs, args.processes)
         data["load"]["browser"] = (load, os.getloadavg()[0])
+    data["speed"].append(_machine_speed())
     if args.json:
         args.json.write_text(json.dumps(data, indent=1))
     body = report(data)
