@@ -1,4 +1,5 @@
-"""Small array helpers: popcount in compiled code, distinct values, and pair codes.
+"""Small array helpers: popcount in compiled code, packed segments, distinct values, and
+pair codes.
 
 ``np.unique`` on large int64 arrays is very slow in recent NumPy (seconds for a few
 million values, against milliseconds for a sort), so the hot paths use these instead.
@@ -12,7 +13,7 @@ in which membership is one ``searchsorted``. These helpers take validated pairs
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import intrinsic
 
 
@@ -27,6 +28,34 @@ def popcount64(typingctx, x):
         return builder.ctpop(args[0])
 
     return sig, codegen
+
+
+def pack_segments(values: np.ndarray, starts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Segments of ``values`` back to back: segment d is ``values[starts[d]:starts[d] +
+    offsets[d + 1] - offsets[d]]`` and lands at ``out[offsets[d]:offsets[d + 1]]`` (each
+    document's part of a buffer with room to spare, packed).
+
+    Parameters
+    ----------
+    values : ndarray, shape (m,)
+    starts : ndarray of int64, shape (n,)
+    offsets : ndarray of int64, shape (n + 1,)
+        Non-decreasing, from 0.
+
+    Returns
+    -------
+    ndarray, shape (offsets[-1],), the dtype of ``values``
+    """
+    out = np.empty(int(offsets[-1]), dtype=values.dtype)
+    _pack(values, starts, offsets, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _pack(values, starts, offsets, out):
+    for d in prange(offsets.shape[0] - 1):
+        lo = offsets[d]
+        out[lo : offsets[d + 1]] = values[starts[d] : starts[d] + offsets[d + 1] - lo]
 
 
 @njit(cache=True, nogil=True)

@@ -18,6 +18,8 @@ import unicodedata
 import numpy as np
 from numba import njit, prange
 
+from ._arrays import pack_segments
+
 PUNCTUATION = np.array(
     [unicodedata.category(chr(c)).startswith("P") for c in range(128)], dtype=np.bool_
 )
@@ -74,12 +76,6 @@ def _normalise(buf, offsets, is_ascii, lower, punct, collapse, word, k, spaces, 
         sizes[d] = n - lo
 
 
-@njit(cache=True, parallel=True)
-def _compact(out, offsets, sizes, new_offsets, dest):
-    for d in prange(offsets.shape[0] - 1):
-        dest[new_offsets[d] : new_offsets[d + 1]] = out[offsets[d] : offsets[d] + sizes[d]]
-
-
 def normalise(
     buf: np.ndarray,
     offsets: np.ndarray,
@@ -118,6 +114,4 @@ def normalise(
                k, WHITESPACE, PUNCTUATION, out, sizes, whole)  # fmt: skip
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=new_offsets[1:])
-    dest = np.empty(int(new_offsets[-1]), dtype=np.uint8)
-    _compact(out, offsets, sizes, new_offsets, dest)
-    return dest, new_offsets
+    return pack_segments(out, offsets[:-1], new_offsets), new_offsets

@@ -16,6 +16,7 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
+from ._arrays import pack_segments
 from ._ascii_text import normalise as normalise_ascii
 from ._validation import ArgumentTypeError
 from ._validation_arrays import check_shingle_sets
@@ -480,24 +481,9 @@ def text_shingles(
     _distinct_text_shingles(ft.buf, ft.doc_offsets, ft.whole, word, ft.k, cap, starts, ends, sizes)
     offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    out_starts = np.empty(int(offsets[-1]), dtype=np.int64)
-    out_ends = np.empty(int(offsets[-1]), dtype=np.int64)
-    _compact_spans(starts, ends, cap, offsets, out_starts, out_ends)
-    return FlatShingles(ft.buf, out_starts, out_ends, offsets)
-
-
-@njit(cache=True, parallel=True)
-def _compact_spans(starts, ends, cap, offsets, out_starts, out_ends):
-    """Move document d's spans from ``cap[d]`` (room for all its shingles) to
-    ``offsets[d]`` (its distinct ones, back to back). In compiled code: NumPy's repeat,
-    arange and masks made four temporaries of every shingle and took longer than the
-    cutting."""
-    for d in prange(offsets.shape[0] - 1):
-        src = cap[d]
-        for x in range(offsets[d], offsets[d + 1]):
-            out_starts[x] = starts[src]
-            out_ends[x] = ends[src]
-            src += 1
+    # each document's distinct spans, from cap[d] (room for all its shingles) packed
+    packed = [pack_segments(spans, cap[:-1], offsets) for spans in (starts, ends)]
+    return FlatShingles(ft.buf, *packed, offsets)
 
 
 def decode(flat: FlatShingles, doc: int) -> list[str]:
