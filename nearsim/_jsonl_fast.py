@@ -2,7 +2,7 @@
 
 The corpus reader (:func:`nearsim._corpus_formats._read_jsonl`) reads a JSON lines file
 as blocks of whole lines (:func:`blocks`). :func:`parse_block` hands a block to pyarrow's
-multi-threaded JSON reader, asking for the text field (and the id field) only; it gives
+JSON reader (in C++), asking for the text field (and the id field) only; it gives
 up, returning None, on anything the line-by-line reader treats in its own way, which then
 reads that block a line at a time with its messages and line numbers. Where it does not
 give up, it returns exactly what the line-by-line reader returns:
@@ -15,8 +15,7 @@ give up, it returns exactly what the line-by-line reader returns:
 - the text field is present and a string on every line, the id field present and a
   string on every line, or an integer on every line (pyarrow's int64, written as Python
   writes it); a missing field or null is a null pyarrow reports, another type an error;
-- duplicate keys, control characters in strings, escaped lone surrogates, objects
-  straddling pyarrow's blocks: pyarrow raises.
+- duplicate keys, control characters in strings, escaped lone surrogates: pyarrow raises.
 
 One difference is accepted: an object nested deeper than Python's recursion limit in a
 field the reader skips is read by pyarrow, where the line reader reports it.
@@ -37,8 +36,6 @@ blocks of 8 MB raised glibc's threshold for giving memory to its own mapping, an
 blocks then shared the heap with the ids a run keeps, which pinned it: ``nearsim dedup``
 on 1,000,000 documents peaked at 1.93 GB with 8 MB blocks, 1.41 GB with 1 MB (the peak
 of the line-by-line reader), as fast."""
-_PYARROW_BLOCK = 1 << 20
-"""pyarrow's own block: the unit its threads parse. A longer line: the whole block as one."""
 _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
 """A line that ``bytes.strip`` empties (the line reader skips it: not a record), searched
 for between newlines put around the block (a pattern that starts with a literal newline
@@ -150,14 +147,11 @@ def _read(block: bytes, text_field: str, id_field: str | None, id_type: str | No
     if id_field is not None:
         fields.append((id_field, pa.int64() if id_type == "int64" else pa.string()))
     parse = pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore")
-    for size in (_PYARROW_BLOCK, len(block) + 1):  # a line longer than a pyarrow block
-        try:
-            return pj.read_json(
-                pa.BufferReader(block),
-                read_options=pj.ReadOptions(block_size=size, use_threads=True),
-                parse_options=parse,
-            )
-        except pa.ArrowInvalid as exc:
-            if "straddl" not in str(exc) or size > len(block):
-                return None
-    return None
+    try:  # the block is pyarrow's one block: no line of it can straddle two
+        return pj.read_json(
+            pa.BufferReader(block),
+            read_options=pj.ReadOptions(block_size=len(block) + 1, use_threads=False),
+            parse_options=parse,
+        )
+    except pa.ArrowInvalid:
+        return None
