@@ -2,8 +2,8 @@
 candidates present (issue 9: one of the four sources was unusable past its own page).
 
 Each source carries the same 600 Example documents (pasted one per line, a CSV column,
-600 text files, a JSON lines corpus), so every page has true pairs, missed pairs and false
-candidates to show at the default settings.
+600 text files, a JSON lines corpus, a Parquet corpus), so every page has true pairs,
+missed pairs and false candidates to show at the default settings.
 """
 
 from __future__ import annotations
@@ -31,15 +31,29 @@ PAGES = {
         "results_tab",
         ("Missed pairs", "False candidates", "Estimate against exact", "How the truth is computed"),
     ),
+    "app_pages/threshold.py": (
+        "threshold_tab",
+        ("Label pairs", "What your labels say", "Removal rate"),
+    ),
     "app_pages/clusters.py": (None, ()),
     "app_pages/compare.py": (None, ()),
     "app_pages/export.py": (None, ()),
 }
 
 
+def _parquet() -> bytes:
+    """The 600 documents as a Parquet file (text in ``body``), the corpus source's other
+    format."""
+    buf = io.BytesIO()
+    pd.DataFrame({"id": range(600), "body": TEXTS}).to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
 def _load(source: str):
-    """An AppTest on the source's Documents page with the 600 documents loaded."""
-    at = app({"source": source} if source != "example" else {"n_docs": "600"})
+    """An AppTest on the source's Documents page with the 600 documents loaded (a Parquet
+    file through the corpus source, as a JSON lines file)."""
+    query = {"source": "corpus" if source == "parquet" else source}
+    at = app(query if source != "example" else {"n_docs": "600"})
     at.run()
     if source == "paste":
         at.text_area(key="paste_text").input("\n".join(TEXTS)).run()
@@ -53,6 +67,9 @@ def _load(source: str):
     elif source == "corpus":
         data = "".join(json.dumps({"id": i, "body": t}) + "\n" for i, t in enumerate(TEXTS))
         at.get("file_uploader")[0].upload("docs.jsonl", data.encode(), "application/json").run()
+    elif source == "parquet":
+        at.get("file_uploader")[0].upload("docs.parquet", _parquet(), "application/octet-stream")
+        at.run()
     no_errors(at)
     assert metrics(at)["Documents"] == "600", source
     return at
@@ -62,7 +79,7 @@ def _drew_something(at) -> int:
     return len(at.main.metric) + len(at.main.dataframe) + len(at.main.get("vega_lite_chart"))
 
 
-@pytest.mark.parametrize("source", ["example", "paste", "csv", "files", "corpus"])
+@pytest.mark.parametrize("source", ["example", "paste", "csv", "files", "corpus", "parquet"])
 def test_every_page_and_tab_works_on_every_source(source):
     at = _load(source)
     for path, (key, tabs) in PAGES.items():

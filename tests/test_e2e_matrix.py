@@ -35,12 +35,14 @@ TABS = {
         "Estimate against exact",
         "How the truth is computed",
     ],
+    "/threshold": ["Label pairs", "What your labels say", "Removal rate"],
 }
 SOURCE_LABEL = {
     "paste": "Paste",
     "csv": "CSV",
     "files": "Files",
     "corpus": "JSONL / Parquet",
+    "parquet": "JSONL / Parquet",
 }
 
 
@@ -79,11 +81,19 @@ def _load(page, base: str, source: str) -> None:
         _upload(
             page, {"name": "docs.jsonl", "mimeType": "application/json", "buffer": data.encode()}
         )
+    elif source == "parquet":
+        buf = io.BytesIO()
+        pd.DataFrame({"id": range(600), "body": TEXTS}).to_parquet(buf, index=False)
+        _upload(
+            page,
+            {"name": "docs.parquet", "mimeType": "application/octet-stream",
+             "buffer": buf.getvalue()},
+        )  # fmt: skip
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("600", timeout=90_000)
     wait_idle(page)
 
 
-@pytest.mark.parametrize("source", ["example", "paste", "csv", "files", "corpus"])
+@pytest.mark.parametrize("source", ["example", "paste", "csv", "files", "corpus", "parquet"])
 def test_every_source_through_every_page_and_tab(app_server, new_context, source):
     page = new_context().new_page()
     _load(page, app_server.base, source)
