@@ -37,30 +37,68 @@ _S31 = np.uint64(31)
 
 @njit(cache=True, inline="always")
 def _mod_p(x):
-    """x mod p for x < 2**32 (one fold: 2**31 ≡ 1 mod p, then one subtraction)."""
+    """x mod p as uint32, for x < 2**32 (one fold: 2**31 ≡ 1 mod p, then one subtraction).
+
+    The result is uint32 so that the compiler knows the products in :func:`_permuted`
+    are 32 × 32 → 64-bit ones (one ``vpmuludq`` a lane, not a full 64-bit multiply).
+    """
     y = (np.uint64(x) & _P) + (np.uint64(x) >> _S31)
-    return y - _P if y >= _P else y
+    return np.uint32(y - _P if y >= _P else y)
 
 
 @njit(cache=True, inline="always")
 def _permuted(a, b, xm):
-    """(a·x + b) mod p as uint32, given xm = x mod p, without division.
+    """(a·x + b) mod p as uint32, given uint32 a, b and xm = x mod p, without division.
 
     With a, b, xm < p the sum v = a·xm + b is below 2**62, so one fold
     (v & p) + (v >> 31) leaves a value below 2p that fits 32 bits; the last subtraction
     wraps below zero exactly when it is not needed, so ``min`` picks the right one. All
     of it runs in 32- and 64-bit vector lanes.
     """
-    v = np.uint64(a) * xm + np.uint64(b)
+    v = np.uint64(a) * np.uint64(xm) + np.uint64(b)
     w = np.uint32((v & _P) + (v >> _S31))
     return min(w, np.uint32(w - _P32))
 
 
 @njit(cache=True, inline="always")
 def _update(mins, a, b, x):
+    """Fold base hash ``x`` into ``mins``: mins[i] = min(mins[i], (a[i]·x + b[i]) mod p)."""
     xm = _mod_p(x)
     for i in range(mins.shape[0]):
         mins[i] = min(mins[i], _permuted(a[i], b[i], xm))
+
+
+@njit(cache=True, inline="always")
+def _update2(mins, a, b, x1, x2):
+    """:func:`_update` for two base hashes in one pass over the k hash functions."""
+    xm1 = _mod_p(x1)
+    xm2 = _mod_p(x2)
+    for i in range(mins.shape[0]):
+        mins[i] = min(mins[i], min(_permuted(a[i], b[i], xm1), _permuted(a[i], b[i], xm2)))
+
+
+@njit(cache=True, inline="always")
+def _min_spans(mins, buf, starts, ends, lo, hi, a, b):
+    """Fold the shingles ``buf[starts[s]:ends[s]]``, s in [lo, hi), into ``mins``.
+
+    Two shingles a pass over the k hash functions: a pass loads and stores ``mins`` and
+    loads ``a`` and ``b`` once, so two shingles cost fewer memory operations than two
+    passes. With the uint32 :func:`_mod_p` as well, signing 100,000 news documents on two
+    threads went from 0.52–0.64 s to 0.48–0.50 s (best of five, three runs, a shared
+    machine).
+    """
+    s = lo
+    while s + 1 < hi:
+        _update2(
+            mins,
+            a,
+            b,
+            murmur3_32(buf, starts[s], ends[s], np.uint32(0)),
+            murmur3_32(buf, starts[s + 1], ends[s + 1], np.uint32(0)),
+        )
+        s += 2
+    if s < hi:
+        _update(mins, a, b, murmur3_32(buf, starts[s], ends[s], np.uint32(0)))
 
 
 @njit(cache=True, parallel=True)
@@ -69,8 +107,7 @@ def _signatures_flat(buf, starts, ends, doc_offsets, a, b, mask, out):
     k = a.shape[0]
     for d in prange(n):
         mins = np.full(k, np.uint32(0xFFFFFFFF))
-        for s in range(doc_offsets[d], doc_offsets[d + 1]):
-            _update(mins, a, b, murmur3_32(buf, starts[s], ends[s], np.uint32(0)))
+        _min_spans(mins, buf, starts, ends, doc_offsets[d], doc_offsets[d + 1], a, b)
         for i in range(k):
             out[d, i] = mins[i] & mask
 
@@ -87,8 +124,7 @@ def _signatures_text(buf, doc_offsets, whole, word, k_sh, a, b, mask, out):
         st = np.empty(hi - lo + 1, dtype=np.int64)
         en = np.empty(hi - lo + 1, dtype=np.int64)
         cnt = doc_shingle_spans(buf, lo, hi, word, whole[d], k_sh, ring, st, en)
-        for s in range(cnt):
-            _update(mins, a, b, murmur3_32(buf, st[s], en[s], np.uint32(0)))
+        _min_spans(mins, buf, st, en, 0, cnt, a, b)
         for i in range(k):
             out[d, i] = mins[i] & mask
 

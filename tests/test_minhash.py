@@ -309,16 +309,28 @@ def test_bad_inputs_name_the_problem():
 
 
 def test_kernel_reduction_at_the_edges():
-    """The vectorised reduction equals (a·x + b) mod p at every boundary of its folds."""
-    from nearsim.minhash import _update
+    """The vectorised reduction equals (a·x + b) mod p at every boundary of its folds.
+
+    Both folds: one base hash a pass (``_update``) and two (``_update2``, which the
+    signing kernels use for all but an odd last shingle), over every pair of edges.
+    """
+    from nearsim.minhash import _update, _update2
 
     edges = [0, 1, P - 1, P, P + 1, 2**31, 2 * P - 1, 2 * P, 2**32 - 2, 2**32 - 1]
     a = np.array([1, 2, P - 2, P - 1, 2**30, 12345], dtype=np.uint32)
     b = np.array([0, P - 1, 1, P - 1, 2**30, 0], dtype=np.uint32)
+
+    def reduced(x):
+        return [(int(ai) * x + int(bi)) % P for ai, bi in zip(a, b, strict=True)]
+
     for x in edges:
         mins = np.full(a.shape[0], 2**32 - 1, dtype=np.uint32)
         _update(mins, a, b, np.uint32(x))
-        assert mins.tolist() == [(int(ai) * x + int(bi)) % P for ai, bi in zip(a, b, strict=True)]
+        assert mins.tolist() == reduced(x)
+        for y in edges:
+            mins = np.full(a.shape[0], 2**32 - 1, dtype=np.uint32)
+            _update2(mins, a, b, np.uint32(x), np.uint32(y))
+            assert mins.tolist() == [min(u, v) for u, v in zip(reduced(x), reduced(y), strict=True)]
 
 
 # -- escapes the garbage test (tests/test_garbage.py) found ------------------------------
