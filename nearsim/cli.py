@@ -289,4 +289,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:  # pragma: no cover - the console script
-    sys.exit(main())
+    """The ``nearsim`` console script: :func:`main`, then exit without the teardown.
+
+    By the time :func:`main` returns, every output file is written, closed and renamed
+    into place. What is left for the interpreter's normal exit is to free numba's compiled
+    kernels and pandas' and SciPy's modules one by one, about 0.3 s of a 3 s ``dedup`` of
+    100,000 documents. So the console script flushes its two streams and leaves with
+    ``os._exit``. A run that started Dask exits normally, so that distributed's own exit
+    handlers still see to anything it started. If the output cannot be flushed because
+    its reader went away, the status is 1 (Python's advice for a broken pipe) and there
+    is no "Exception ignored" message.
+    """
+    status = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # the reader went away (nearsim tune | head -1): the output is lost
+        status = status or 1
+    if "distributed" in sys.modules:
+        sys.exit(status)
+    os._exit(status)

@@ -344,7 +344,7 @@ def test_the_installed_command_runs_and_fails_cleanly(corpus, tmp_path):
     ok = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--threshold", "0.7")
     assert ok.returncode == 0, ok.stderr
     assert "candidate pairs" in ok.stdout and "clusters" in ok.stdout
-    assert "signatures" in ok.stderr or "documents" in ok.stderr  # progress on stderr
+    assert "documents read and signed" in ok.stderr  # progress on stderr
     bad = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--num-perm", "-1")
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
@@ -352,6 +352,23 @@ def test_the_installed_command_runs_and_fails_cleanly(corpus, tmp_path):
     assert debug.returncode != 0 and "Traceback" in debug.stderr
     quiet = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--quiet")
     assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+
+
+def test_a_reader_that_goes_away_gets_status_1_and_no_traceback():
+    """The console script flushes its output itself before ``os._exit``: a closed pipe
+    must give status 1 and a quiet stderr, not a BrokenPipeError traceback or Python's
+    "Exception ignored" message at shutdown."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe buffers
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nearsim", "tune"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdout.close()  # before the command has imported anything, let alone printed
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert err == ""
 
 
 def test_tune_prints_the_best_eight():
