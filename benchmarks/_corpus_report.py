@@ -274,6 +274,17 @@ def _goal_lines(peers: dict, truth: dict) -> list[str]:
                 f"over {t:,} pairs is {_pct(se)}: different hash functions miss different "
                 "pairs)."
             )
+    for band, peer, label, speed_goal in (("9x13", ds9, "datasketch", 20), ("16x8", rs16, "rensa", 1)):
+        ex = ok(f"nearsim-exact {band}")
+        if ex and peer:
+            w, c = peer["wall"] / ex["wall"], peer["cpu"] / ex["cpu"]
+            a, b = ex["score"]["recall"], peer["score"]["recall"]
+            both = min(w, c) >= speed_goal and a >= b
+            lines.append(
+                f"- `--verify exact` beside {label} at the same banding: {w:.2f}× its speed by "
+                f"wall time, {c:.2f}× by CPU time, recall {_pct(a)} against {_pct(b)} (speed "
+                f"goal {speed_goal}× and recall goal together: {'met' if both else 'NOT met'})."
+            )
     return lines
 
 
