@@ -271,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of our output went away (nearsim tune | head -1)
+        return 1
     except OSError as exc:  # a file that cannot be read or written
         if debug:
             raise

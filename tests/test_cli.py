@@ -354,11 +354,15 @@ def test_the_installed_command_runs_and_fails_cleanly(corpus, tmp_path):
     assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
 
 
-def test_a_reader_that_goes_away_gets_status_1_and_no_traceback():
-    """The console script flushes its output itself before ``os._exit``: a closed pipe
-    must give status 1 and a quiet stderr, not a BrokenPipeError traceback or Python's
-    "Exception ignored" message at shutdown."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe buffers
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_reader_that_goes_away_gets_status_1_and_no_traceback(unbuffered):
+    """A closed pipe gives status 1 and a quiet stderr, not a BrokenPipeError traceback,
+    Python's "Exception ignored" message at shutdown or an "error" line with status 2.
+    Buffered, the console script's own flush before ``os._exit`` meets the closed pipe;
+    unbuffered (``PYTHONUNBUFFERED``), the first ``print`` does."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
     proc = subprocess.Popen(
         [sys.executable, "-m", "nearsim", "tune"],
         stdout=subprocess.PIPE,
