@@ -274,7 +274,8 @@ def _goal_lines(peers: dict, truth: dict) -> list[str]:
                 f"over {t:,} pairs is {_pct(se)}: different hash functions miss different "
                 "pairs)."
             )
-    for band, peer, label, speed_goal in (("9x13", ds9, "datasketch", 20), ("16x8", rs16, "rensa", 1)):
+    beside = (("9x13", ds9, "datasketch", 20), ("16x8", rs16, "rensa", 1))
+    for band, peer, label, speed_goal in beside:
         ex = ok(f"nearsim-exact {band}")
         if ex and peer:
             w, c = peer["wall"] / ex["wall"], peer["cpu"] / ex["cpu"]
