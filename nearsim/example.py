@@ -41,71 +41,93 @@ _EDIT_J = (0.232, 0.292, 0.36, 0.446, 0.509, 0.588, 0.683, 0.819, 0.904, 1.0)
 _EDIT_X = (1.2, 0.9, 0.7, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.0)
 
 
-def _pick(rng: np.random.Generator, table: tuple[str, ...], n: int) -> np.ndarray:
-    return np.asarray(table, dtype=object)[rng.integers(0, len(table), size=n)]
+@functools.cache
+def _objects(name: str) -> np.ndarray:
+    """Word list ``name`` as an object array (built once)."""
+    return np.asarray(_words()[name], dtype=object)
 
 
-def _draw_slots(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
-    """Every template slot for ``n`` documents, drawn at once (object arrays)."""
-    w = _words()
-    first = np.asarray(w["first"], dtype=object)
-    last = np.asarray(w["last"], dtype=object)
+Slot = Callable[[np.ndarray], list]
+"""A template slot: drawn for every document, turned into values only for the rows asked
+(a document's templates use a few of the sixty slots)."""
 
-    def people() -> np.ndarray:
-        i = rng.integers(0, len(first), size=n)
-        j = rng.integers(0, len(last), size=n)
-        return first[i] + " " + last[j]
 
-    def companies() -> np.ndarray:
-        return _pick(rng, w["co_a"], n) + " " + _pick(rng, w["co_b"], n)
+def _draw_slots(rng: np.random.Generator, n: int) -> dict[str, Slot]:
+    """Every template slot for ``n`` documents, drawn at once.
 
-    def teams() -> np.ndarray:
-        return _pick(rng, w["cities"], n) + " " + _pick(rng, w["mascots"], n)
+    The random draws happen here, in a fixed order, so the corpus does not depend on which
+    slots its templates use; the strings are built in :func:`_fill`, for the rows that use
+    them (at 20,000 documents the originals took 0.14–0.16 s before, 0.07–0.09 s after).
+    """
 
-    def ints(low: int, high: int) -> np.ndarray:
-        return rng.integers(low, high, size=n).astype(object)
+    def pick(name: str) -> Slot:
+        idx = rng.integers(0, len(_words()[name]), size=n)
+        return lambda rows: _objects(name)[idx[rows]].tolist()
 
-    def texts(values: list[str]) -> np.ndarray:
-        return np.asarray(values, dtype=object)
+    def pair(a: str, b: str) -> Slot:  # "first last", "company suffix", "city mascot"
+        i = rng.integers(0, len(_words()[a]), size=n)
+        j = rng.integers(0, len(_words()[b]), size=n)
+        return lambda rows: (_objects(a)[i[rows]] + " " + _objects(b)[j[rows]]).tolist()
+
+    def people() -> Slot:
+        return pair("first", "last")
+
+    def companies() -> Slot:
+        return pair("co_a", "co_b")
+
+    def teams() -> Slot:
+        return pair("cities", "mascots")
+
+    def ints(low: int, high: int) -> Slot:
+        values = rng.integers(low, high, size=n)
+        return lambda rows: values[rows].tolist()
+
+    def texts(make: Callable[..., str], *columns: np.ndarray) -> Slot:
+        def build(rows: np.ndarray) -> list:
+            values = [c[rows].tolist() for c in columns]
+            return [make(*row) for row in zip(*values, strict=True)]
+
+        return build
 
     money = rng.integers(2, 900, size=n)
     money_unit = rng.random(n) < 0.5
     money2 = rng.integers(2, 900, size=n)
     hours = rng.integers(6, 22, size=n)
     phones = rng.integers(1_000_000, 9_999_999, size=n)
-    return {
-        "p": people(), "p2": people(), "role": _pick(rng, w["roles"], n),
-        "c": _pick(rng, w["cities"], n), "c2": _pick(rng, w["cities"], n),
-        "c3": _pick(rng, w["cities"], n),
-        "vpol": _pick(rng, w["verb_pol"], n), "policy": _pick(rng, w["policy"], n),
-        "d": _pick(rng, w["days"], n), "d2": _pick(rng, w["days"], n),
-        "mo": _pick(rng, w["months"], n), "mo2": _pick(rng, w["months"], n),
+    slots = {
+        "p": people(), "p2": people(), "role": pick("roles"),
+        "c": pick("cities"), "c2": pick("cities"), "c3": pick("cities"),
+        "vpol": pick("verb_pol"), "policy": pick("policy"),
+        "d": pick("days"), "d2": pick("days"), "mo": pick("months"), "mo2": pick("months"),
         "day": ints(1, 29), "day2": ints(1, 29),
         "n1": ints(2, 12), "n2": ints(12, 90), "n3": ints(100, 5000), "n4": ints(2000, 60000),
         "n5": ints(20, 900), "n6": ints(3, 40),
-        "pron": _pick(rng, w["pronouns"], n), "pron2": _pick(rng, w["pronouns"], n),
-        "office": _pick(rng, w["offices"], n), "co": companies(), "co2": companies(),
-        "pct": ints(2, 19), "pct2": ints(20, 80), "res": _pick(rng, w["results"], n),
-        "qtr": _pick(rng, w["quarters"], n),
-        "money": texts([f"{m} {'million' if u else 'thousand'} euros"
-                        for m, u in zip(money.tolist(), money_unit.tolist(), strict=True)]),
-        "money2": texts([f"{m} million euros" for m in money2.tolist()]),
-        "shop": _pick(rng, w["shops"], n), "street": _pick(rng, w["streets"], n),
+        "pron": pick("pronouns"), "pron2": pick("pronouns"),
+        "office": pick("offices"), "co": companies(), "co2": companies(),
+        "pct": ints(2, 19), "pct2": ints(20, 80), "res": pick("results"),
+        "qtr": pick("quarters"),
+        "money": texts(lambda m, u: f"{m} {'million' if u else 'thousand'} euros", money,
+                       money_unit),
+        "money2": texts(lambda m: f"{m} million euros", money2),
+        "shop": pick("shops"), "street": pick("streets"),
         "team": teams(), "team2": teams(), "s1": ints(3, 7), "s2": ints(0, 3),
-        "race": _pick(rng, w["races"], n), "wx": _pick(rng, w["weather"], n),
+        "race": pick("races"), "wx": pick("weather"),
         "deg": ints(31, 45), "year": ints(1890, 2015), "year2": ints(2027, 2036),
-        "finding": _pick(rng, w["findings"], n), "group": _pick(rng, w["groups"], n),
-        "ward": _pick(rng, w["wards"], n), "loot": _pick(rng, w["loot"], n),
-        "place": _pick(rng, w["places"], n), "venue": _pick(rng, w["venues"], n),
-        "art": _pick(rng, w["art"], n), "title": _pick(rng, w["titles"], n),
-        "fest": _pick(rng, w["festivals"], n), "cause": _pick(rng, w["causes"], n),
-        "river": _pick(rng, w["rivers"], n), "air": _pick(rng, w["airlines"], n),
-        "scause": _pick(rng, w["school_causes"], n), "org": _pick(rng, w["orgs"], n),
-        "feel": _pick(rng, w["feelings"], n), "advice": _pick(rng, w["advice"], n),
-        "ord": _pick(rng, w["ordinals"], n), "price": texts([f"{p} euros" for p in ints(8, 120)]),
-        "hour": texts([f"{h}:{'30' if h % 2 else '00'}" for h in hours.tolist()]),
-        "phone": texts([f"0{p // 10000}-{p % 10000:04d}" for p in phones.tolist()]),
+        "finding": pick("findings"), "group": pick("groups"),
+        "ward": pick("wards"), "loot": pick("loot"),
+        "place": pick("places"), "venue": pick("venues"),
+        "art": pick("art"), "title": pick("titles"),
+        "fest": pick("festivals"), "cause": pick("causes"),
+        "river": pick("rivers"), "air": pick("airlines"),
+        "scause": pick("school_causes"), "org": pick("orgs"),
+        "feel": pick("feelings"), "advice": pick("advice"),
+        "ord": pick("ordinals"),
     }  # fmt: skip
+    prices = rng.integers(8, 120, size=n)
+    slots["price"] = texts(lambda p: f"{p} euros", prices)
+    slots["hour"] = texts(lambda h: f"{h}:{'30' if h % 2 else '00'}", hours)
+    slots["phone"] = texts(lambda p: f"0{p // 10000}-{p % 10000:04d}", phones)
+    return slots
 
 
 @functools.cache
@@ -120,9 +142,7 @@ def _compiled(template: str) -> tuple[str, tuple[str, ...]]:
     return "".join(literal), tuple(names)
 
 
-def _fill(
-    templates: tuple[str, ...], choice: np.ndarray, slots: dict[str, np.ndarray]
-) -> np.ndarray:
+def _fill(templates: tuple[str, ...], choice: np.ndarray, slots: dict[str, Slot]) -> np.ndarray:
     """Sentence ``choice[i]`` of ``templates`` for each document (``""`` where -1).
 
     Works a template at a time: the documents using it are filled in one comprehension.
@@ -133,7 +153,7 @@ def _fill(
         if rows.size == 0:
             continue
         fmt, names = _compiled(template)
-        values = [slots[name][rows].tolist() for name in names]
+        values = [slots[name](rows) for name in names]
         filled = [fmt.format(*row) for row in zip(*values, strict=True)]
         if template.startswith("{"):
             filled = [f[0].upper() + f[1:] for f in filled]
