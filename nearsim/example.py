@@ -69,15 +69,6 @@ def _draw_slots(rng: np.random.Generator, n: int) -> dict[str, Slot]:
         j = rng.integers(0, len(_words()[b]), size=n)
         return lambda rows: (_objects(a)[i[rows]] + " " + _objects(b)[j[rows]]).tolist()
 
-    def people() -> Slot:
-        return pair("first", "last")
-
-    def companies() -> Slot:
-        return pair("co_a", "co_b")
-
-    def teams() -> Slot:
-        return pair("cities", "mascots")
-
     def ints(low: int, high: int) -> Slot:
         values = rng.integers(low, high, size=n)
         return lambda rows: values[rows].tolist()
@@ -94,8 +85,8 @@ def _draw_slots(rng: np.random.Generator, n: int) -> dict[str, Slot]:
     money2 = rng.integers(2, 900, size=n)
     hours = rng.integers(6, 22, size=n)
     phones = rng.integers(1_000_000, 9_999_999, size=n)
-    slots = {
-        "p": people(), "p2": people(), "role": pick("roles"),
+    return {
+        "p": pair("first", "last"), "p2": pair("first", "last"), "role": pick("roles"),
         "c": pick("cities"), "c2": pick("cities"), "c3": pick("cities"),
         "vpol": pick("verb_pol"), "policy": pick("policy"),
         "d": pick("days"), "d2": pick("days"), "mo": pick("months"), "mo2": pick("months"),
@@ -103,14 +94,15 @@ def _draw_slots(rng: np.random.Generator, n: int) -> dict[str, Slot]:
         "n1": ints(2, 12), "n2": ints(12, 90), "n3": ints(100, 5000), "n4": ints(2000, 60000),
         "n5": ints(20, 900), "n6": ints(3, 40),
         "pron": pick("pronouns"), "pron2": pick("pronouns"),
-        "office": pick("offices"), "co": companies(), "co2": companies(),
+        "office": pick("offices"), "co": pair("co_a", "co_b"), "co2": pair("co_a", "co_b"),
         "pct": ints(2, 19), "pct2": ints(20, 80), "res": pick("results"),
         "qtr": pick("quarters"),
         "money": texts(lambda m, u: f"{m} {'million' if u else 'thousand'} euros", money,
                        money_unit),
         "money2": texts(lambda m: f"{m} million euros", money2),
         "shop": pick("shops"), "street": pick("streets"),
-        "team": teams(), "team2": teams(), "s1": ints(3, 7), "s2": ints(0, 3),
+        "team": pair("cities", "mascots"), "team2": pair("cities", "mascots"),
+        "s1": ints(3, 7), "s2": ints(0, 3),
         "race": pick("races"), "wx": pick("weather"),
         "deg": ints(31, 45), "year": ints(1890, 2015), "year2": ints(2027, 2036),
         "finding": pick("findings"), "group": pick("groups"),
@@ -122,12 +114,10 @@ def _draw_slots(rng: np.random.Generator, n: int) -> dict[str, Slot]:
         "scause": pick("school_causes"), "org": pick("orgs"),
         "feel": pick("feelings"), "advice": pick("advice"),
         "ord": pick("ordinals"),
+        "price": texts(lambda p: f"{p} euros", rng.integers(8, 120, size=n)),
+        "hour": texts(lambda h: f"{h}:{'30' if h % 2 else '00'}", hours),
+        "phone": texts(lambda p: f"0{p // 10000}-{p % 10000:04d}", phones),
     }  # fmt: skip
-    prices = rng.integers(8, 120, size=n)
-    slots["price"] = texts(lambda p: f"{p} euros", prices)
-    slots["hour"] = texts(lambda h: f"{h}:{'30' if h % 2 else '00'}", hours)
-    slots["phone"] = texts(lambda p: f"0{p // 10000}-{p % 10000:04d}", phones)
-    return slots
 
 
 @functools.cache
