@@ -41,12 +41,24 @@ PAGES = {
 }
 
 
-def _parquet() -> bytes:
-    """The 600 documents as a Parquet file (text in ``body``), the corpus source's other
-    format."""
-    buf = io.BytesIO()
-    pd.DataFrame({"id": range(600), "body": TEXTS}).to_parquet(buf, index=False)
-    return buf.getvalue()
+def source_files(source: str) -> list[tuple[str, bytes, str]]:
+    """The 600 documents as the files the source's uploader takes, ``(name, bytes, MIME
+    type)`` each (none for the Example and Paste); text in ``body``, ids in ``id``. A
+    Parquet file goes through the corpus source, like a JSON lines file. The browser
+    matrix (tests/test_e2e_matrix.py) uploads the same files."""
+    frame = pd.DataFrame({"id": range(600), "body": TEXTS})
+    if source == "csv":
+        return [("docs.csv", frame.to_csv(index=False).encode(), "text/csv")]
+    if source == "files":
+        return [(f"doc{i:03d}.txt", t.encode(), "text/plain") for i, t in enumerate(TEXTS)]
+    if source == "corpus":
+        data = "".join(json.dumps({"id": i, "body": t}) + "\n" for i, t in enumerate(TEXTS))
+        return [("docs.jsonl", data.encode(), "application/json")]
+    if source == "parquet":
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        return [("docs.parquet", buf.getvalue(), "application/octet-stream")]
+    return []
 
 
 def _load(source: str):
@@ -55,21 +67,13 @@ def _load(source: str):
     query = {"source": "corpus" if source == "parquet" else source}
     at = app(query if source != "example" else {"n_docs": "600"})
     at.run()
+    files = source_files(source)
     if source == "paste":
         at.text_area(key="paste_text").input("\n".join(TEXTS)).run()
-    elif source == "csv":
-        buf = io.StringIO()
-        pd.DataFrame({"id": range(600), "body": TEXTS}).to_csv(buf, index=False)
-        at.get("file_uploader")[0].upload("docs.csv", buf.getvalue().encode(), "text/csv").run()
     elif source == "files":
-        files = [(f"doc{i:03d}.txt", t.encode(), "text/plain") for i, t in enumerate(TEXTS)]
         at.get("file_uploader")[0].set_value(files).run()
-    elif source == "corpus":
-        data = "".join(json.dumps({"id": i, "body": t}) + "\n" for i, t in enumerate(TEXTS))
-        at.get("file_uploader")[0].upload("docs.jsonl", data.encode(), "application/json").run()
-    elif source == "parquet":
-        at.get("file_uploader")[0].upload("docs.parquet", _parquet(), "application/octet-stream")
-        at.run()
+    elif files:
+        at.get("file_uploader")[0].upload(*files[0]).run()
     no_errors(at)
     assert metrics(at)["Documents"] == "600", source
     return at

@@ -7,16 +7,13 @@ The sources carry the same 600 Example documents as the AppTest matrix
 
 from __future__ import annotations
 
-import io
-import json
 import threading
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from e2e_server import CHROMIUM, PAGES, AppServer, open_app, wait_idle
-from test_app_matrix import TEXTS
+from test_app_matrix import TEXTS, source_files
 from test_e2e import assert_log_clean, assert_no_errors, choose, plot_heights, sidebar, title
 
 pytestmark = pytest.mark.skipif(
@@ -62,33 +59,10 @@ def _load(page, base: str, source: str) -> None:
         box = page.get_by_role("textbox", name="Your documents")
         box.fill("\n".join(TEXTS))
         box.press("Control+Enter")
-    elif source == "csv":
-        buf = io.StringIO()
-        pd.DataFrame({"id": range(600), "body": TEXTS}).to_csv(buf, index=False)
-        _upload(
-            page, {"name": "docs.csv", "mimeType": "text/csv", "buffer": buf.getvalue().encode()}
-        )
-    elif source == "files":
-        _upload(
-            page,
-            [
-                {"name": f"doc{i:03d}.txt", "mimeType": "text/plain", "buffer": t.encode()}
-                for i, t in enumerate(TEXTS)
-            ],
-        )
-    elif source == "corpus":
-        data = "".join(json.dumps({"id": i, "body": t}) + "\n" for i, t in enumerate(TEXTS))
-        _upload(
-            page, {"name": "docs.jsonl", "mimeType": "application/json", "buffer": data.encode()}
-        )
-    elif source == "parquet":
-        buf = io.BytesIO()
-        pd.DataFrame({"id": range(600), "body": TEXTS}).to_parquet(buf, index=False)
-        _upload(
-            page,
-            {"name": "docs.parquet", "mimeType": "application/octet-stream",
-             "buffer": buf.getvalue()},
-        )  # fmt: skip
+    else:
+        files = [{"name": n, "mimeType": m, "buffer": b} for n, b, m in source_files(source)]
+        if files:
+            _upload(page, files if source == "files" else files[0])
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("600", timeout=90_000)
     wait_idle(page)
 
