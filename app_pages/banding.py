@@ -53,8 +53,8 @@ m[4].metric(
 rates = page.run.get("rates") if page is not None else None
 drawing.chart(charts.s_curve_spec, b, r, t, rates)
 caption = (
-    f"The S-curve for {b} bands of {r} rows; false-positive area {fp:.4f}, false-negative "
-    f"area {fn:.4f}."
+    f"The S-curve for {b} bands of {r} rows at threshold t = {t:g}; false-positive area "
+    f"{fp:.4f}, false-negative area {fn:.4f}."
 )
 if rates is not None:
     caption += (

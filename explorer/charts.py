@@ -135,13 +135,16 @@ def _s_curve_parts(b: int, r: int, threshold: float, rates: pd.DataFrame | None)
     p = candidate_probability(s, b, r)
     curve = pd.DataFrame({"s": s, "p": p})
     steep, thumb = steepest_point(b, r), effective_threshold(b, r)
+    # The names hold no numbers (the page's metrics and the tooltips give them): a new b,
+    # r or t then changes the chart's rows only, which the browser swaps in, where a new
+    # specification makes it build the chart again.
     names = {
         "fp": "false-positive area (left of t, under the curve)",
         "fn": "false-negative area (right of t, above the curve)",
-        "curve": f"S-curve 1 − (1 − s^{r})^{b}",
-        "t": f"threshold t = {threshold:g}",
-        "steep": f"steepest point {steep:.3f}",
-        "thumb": f"rule of thumb (1/b)^(1/r) = {thumb:.3f}",
+        "curve": "S-curve 1 − (1 − s^r)^b",
+        "t": "threshold t",
+        "steep": "steepest point",
+        "thumb": "rule of thumb (1/b)^(1/r)",
         "all": "measured share (all pairs)",
         "sampled": "measured share (sampled pairs)",
     }
@@ -206,7 +209,7 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool):
     rules = (
         alt.Chart(src["marks"])
         .mark_rule(strokeWidth=1.5)
-        .encode(x="s:Q", color=color, tooltip=["what:N"])
+        .encode(x="s:Q", color=color, tooltip=["what:N", alt.Tooltip("s:Q", format=".3f")])
     )
     layers = [shade, line, rules]
     if has_rates:
@@ -463,6 +466,9 @@ def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000)
     """SimHash distance against exact Jaccard for pairs of the user's documents."""
     if len(df) > max_points:
         df = df.sample(max_points, random_state=0)
+    # Labelled here, not by a Vega expression holding t: a new t then changes rows only.
+    near = df["jaccard"].to_numpy() >= threshold
+    df = df.assign(pair=np.where(near, "near duplicate (J ≥ t)", "below t"))
     pts = (
         alt.Chart(df)
         .mark_circle(opacity=0.4)
@@ -477,9 +483,6 @@ def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000)
                 ),
             ),
             tooltip=["i:Q", "j:Q", alt.Tooltip("jaccard:Q", format=".3f"), "distance:Q"],
-        )
-        .transform_calculate(
-            pair=f"datum.jaccard >= {threshold} ? 'near duplicate (J ≥ t)' : 'below t'"
         )
     )
     return finish(pts, 380)

@@ -85,7 +85,7 @@ def test_s_curve_has_one_legend_naming_every_mark(result):
     ]
     assert all(d == domains[0] for d in domains)  # one shared scale: one legend
     names = " | ".join(domains[0])
-    for word in ("false-positive area", "false-negative area", "S-curve", "threshold t = 0.8",
+    for word in ("false-positive area", "false-negative area", "S-curve", "threshold t",
                  "steepest point", "rule of thumb", "measured share"):  # fmt: skip
         assert word in names
 
