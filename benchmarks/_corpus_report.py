@@ -516,7 +516,8 @@ def report(data: dict, work: Path) -> None:
         "(`benchmarks/bench_corpus.py`)",
         "",
         f"{machine()}. Load average before / after each part: {parts or 'n/a'} (the "
-        "machine was shared: above about 2, wall times are inflated; CPU times much less).",
+        "machine was shared: above about 2, wall times are inflated; CPU times much less). "
+        + data.get("compiled", {}).get("sentence", ""),
         "",
         "Corpus: short news-like documents with planted edited copies "
         '(`nearsim.example._generate`, seed 0), JSON lines `{"id", "text"}` in '
