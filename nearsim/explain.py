@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from ._hashing import text_shingles
 from ._validation import ArgumentTypeError, check_banding, check_choice, check_int
@@ -333,13 +334,11 @@ def shingle_length_profile(
     Returns
     -------
     pandas.DataFrame
-        One row per k: k (int64), shingles (int64, distinct in the sample, told apart by
-        their 32-bit MurmurHash3: a few collisions in a million do not move the shares),
+        One row per k: k (int64), shingles (int64, distinct in the sample),
         share_in_one_document (float64), mean_jaccard_unrelated (float64), documents
-        (int64, measured).
+        (int64, measured). Shingles are told apart by their 32-bit MurmurHash3, in the
+        counts and in the Jaccard: a few collisions in a million move neither.
     """
-    from .exact import pair_jaccard
-
     docs = check_texts(texts, "texts")
     kind = check_choice(kind, "kind", KINDS)
     sample = check_int(sample, "sample", low=2, high=20_000)
@@ -354,10 +353,7 @@ def shingle_length_profile(
     if len(docs) > sample:
         docs = [docs[i] for i in np.sort(rng.choice(len(docs), sample, replace=False))]
     n = len(docs)
-    i = rng.integers(0, n, size=pairs)
-    j = rng.integers(0, n - 1, size=pairs)
-    j = j + (j >= i)  # a uniform other document
-    pr = np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1)
+    pr = _random_pairs(n, pairs, rng)
     rows = []
     for k in ks:
         flat = text_shingles(
@@ -368,8 +364,9 @@ def shingle_length_profile(
             remove_punctuation=remove_punctuation,
             collapse_whitespace=collapse_whitespace,
         )
-        _, df = np.unique(flat.hashes(0), return_counts=True)
-        jac = pair_jaccard(flat, pr)
+        hashes = flat.hashes(0)
+        _, df = np.unique(hashes, return_counts=True)
+        jac = _hashed_jaccard(hashes, flat.doc_offsets, pr)
         unrelated = jac[jac < 0.5]
         rows.append(
             (k, df.shape[0], float((df == 1).mean()) if df.size else float("nan"),
@@ -380,3 +377,49 @@ def shingle_length_profile(
         columns=["k", "shingles", "share_in_one_document", "mean_jaccard_unrelated", "documents"],
     )
     return out.astype({"k": np.int64, "shingles": np.int64, "documents": np.int64})
+
+
+def _random_pairs(n: int, pairs: int, rng: np.random.Generator) -> np.ndarray:
+    """``pairs`` uniform pairs of distinct documents of ``n``; int64, shape (pairs, 2), i < j."""
+    i = rng.integers(0, n, size=pairs)
+    j = rng.integers(0, n - 1, size=pairs)
+    j = j + (j >= i)  # a uniform other document
+    return np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1)
+
+
+def _hashed_jaccard(hashes: np.ndarray, offsets: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Jaccard of each pair of documents on their distinct shingles' hashes; float64,
+    shape (m,), 0.0 when both are empty.
+
+    The profile's twelve lengths each need a fresh set of shingles, and interning them for
+    the exact join (``pair_jaccard``) cost 0.5 s of its 0.8 s on 2,000 documents; sorting
+    each document's hashes and merging them costs a few milliseconds a length.
+    """
+    lengths = np.diff(offsets)
+    docs = np.repeat(np.arange(lengths.shape[0], dtype=np.uint64), lengths)
+    # One NumPy sort (its vectorised one: a few ms) puts each document's hashes in order.
+    keys = np.sort((docs << np.uint64(32)) | hashes.astype(np.uint64)).astype(np.uint32)
+    inter = _sorted_overlaps(keys, offsets, pairs[:, 0], pairs[:, 1])
+    union = lengths[pairs[:, 0]] + lengths[pairs[:, 1]] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _sorted_overlaps(keys, offsets, first, second):
+    """|A ∩ B| of each pair, by merging the two documents' sorted keys."""
+    out = np.empty(first.shape[0], np.int64)
+    for p in range(first.shape[0]):
+        a, a_end = offsets[first[p]], offsets[first[p] + 1]
+        b, b_end = offsets[second[p]], offsets[second[p] + 1]
+        common = 0
+        while a < a_end and b < b_end:
+            if keys[a] == keys[b]:
+                common += 1
+                a += 1
+                b += 1
+            elif keys[a] < keys[b]:
+                a += 1
+            else:
+                b += 1
+        out[p] = common
+    return out

@@ -1,0 +1,89 @@
+"""The "Choosing k" profile (nearsim.explain.shingle_length_profile) against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nearsim as ns
+from nearsim import explain
+
+
+def brute_profile(texts, ks, pairs, kind="char"):
+    """Python sets of ``nearsim.shingles``: per k, the share of distinct shingles in exactly
+    one document and the mean Jaccard of the given pairs below 0.5."""
+    rows = []
+    for k in ks:
+        sets = [set(ns.shingles(t, kind=kind, k=k)) for t in texts]
+        counts: dict[str, int] = {}
+        for s in sets:
+            for x in s:
+                counts[x] = counts.get(x, 0) + 1
+        one = np.mean([c == 1 for c in counts.values()]) if counts else np.nan
+        jac = []
+        for i, j in pairs:
+            union = len(sets[i] | sets[j])
+            jac.append(len(sets[i] & sets[j]) / union if union else 0.0)
+        low = [x for x in jac if x < 0.5]
+        rows.append((k, len(counts), one, np.mean(low) if low else np.nan))
+    return rows
+
+
+def drawn_pairs(n: int, pairs: int, seed: int) -> np.ndarray:
+    """The pairs the profile draws when it measures every document (n ≤ sample)."""
+    return explain._random_pairs(n, pairs, np.random.default_rng(seed))
+
+
+texts_strategy = st.lists(st.text(alphabet="ab c.", max_size=25), min_size=2, max_size=8)
+
+
+@given(texts=texts_strategy, seed=st.integers(0, 3))
+def test_the_profile_equals_python_sets(texts, seed):
+    """Exact equality: the profile tells shingles apart by 32-bit hashes, and a collision
+    among the few hundred distinct shingles here has a chance of about 1e-5."""
+    ks = [1, 2, 4, 7]
+    got = explain.shingle_length_profile(texts, ks=ks, pairs=50, seed=seed)
+    want = brute_profile(texts, ks, drawn_pairs(len(texts), 50, seed))
+    assert got["k"].tolist() == ks
+    assert got["documents"].tolist() == [len(texts)] * len(ks)
+    for (_, row), (k, shingles, one, mean) in zip(got.iterrows(), want, strict=True):
+        assert row["shingles"] == shingles, k
+        np.testing.assert_allclose(row["share_in_one_document"], one, rtol=1e-12)
+        np.testing.assert_allclose(row["mean_jaccard_unrelated"], mean, rtol=1e-12)
+
+
+def test_the_profile_on_real_documents_matches_the_exact_join():
+    """On 300 Example documents the hashed Jaccard equals nearsim.pair_jaccard's exact one
+    (no two of their shingles share a 32-bit hash)."""
+    texts = ns.example_corpus(300, seed=4)["text"].tolist()
+    got = explain.shingle_length_profile(texts, ks=[3, 5, 9], pairs=400, seed=1)
+    pairs = drawn_pairs(300, 400, 1)
+    for (_, row), k in zip(got.iterrows(), [3, 5, 9], strict=True):
+        jac = ns.pair_jaccard([ns.shingles(t, k=k) for t in texts], pairs)
+        np.testing.assert_allclose(row["mean_jaccard_unrelated"], jac[jac < 0.5].mean())
+
+
+def test_a_large_corpus_is_sampled_and_says_how_many():
+    texts = ns.example_corpus(500, seed=0)["text"].tolist()
+    got = explain.shingle_length_profile(texts, ks=[5], sample=100)
+    assert got["documents"].tolist() == [100]
+    # Longer shingles are rarer: the share in one document grows with k.
+    grow = explain.shingle_length_profile(texts, ks=[2, 5, 10], sample=100)
+    assert grow["share_in_one_document"].is_monotonic_increasing
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "word"),
+    [({"sample": 1}, "sample"), ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"),
+     ({"kind": "byte"}, "kind")],
+)  # fmt: skip
+def test_bad_arguments_name_themselves(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        explain.shingle_length_profile(["a b c", "b c d"], **kwargs)
+
+
+def test_one_document_is_not_enough():
+    with pytest.raises(ValueError, match="at least 2"):
+        explain.shingle_length_profile(["only one"])
