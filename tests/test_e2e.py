@@ -177,6 +177,36 @@ def test_every_chart_plot_is_taller_than_100_px(app_server, page, path, heading,
     assert min(heights) > 100, f"{path}: plot heights {heights}"
 
 
+_TAG_PLOTS_JS = """() => {
+    const plots = [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks')];
+    plots.forEach((svg, i) => { svg.__kept = i + 1; });
+    return plots.length;
+}"""
+_KEPT_PLOTS_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stVegaLiteChart"] svg.marks')].map(svg => svg.__kept || 0)"""
+
+
+@pytest.mark.parametrize("auto_tune", ["false", "true"])
+def test_a_threshold_step_swaps_the_charts_rows_in_without_building_them_again(
+    app_server, page, auto_tune
+):
+    """Streamlit's frontend builds a chart again (Vega-Lite compile, Vega parse and layout)
+    whenever its specification changes: with b, r and t in the S-curve's legend, and
+    Altair's dataset names a digest of the rows, every step on Banding rebuilt every chart.
+    The drawn plots must be the same elements after the step, showing the new t."""
+    url = f"{app_server.base}/banding?threshold=0.8&auto_tune={auto_tune}&bands=9&rows=13"
+    open_app(page, url)
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stVegaLiteChart\"] svg.marks').length > 1"
+    )
+    drawn = page.evaluate(_TAG_PLOTS_JS)
+    nudge(page, THRESHOLD, "ArrowLeft")
+    expect(page.get_by_text("at threshold t = 0.79;")).to_be_visible()
+    wait_idle(page)
+    assert_no_errors(page, "after a threshold step")
+    assert page.evaluate(_KEPT_PLOTS_JS) == list(range(1, drawn + 1))
+
+
 # -- the top navigation, and every request the pages make ----------------------------------
 def _leaves(url: str, host: str) -> bool:
     parts = urlsplit(url)
