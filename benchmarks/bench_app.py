@@ -278,8 +278,12 @@ _COLD_INIT = "window.__benchRan = true; window.__benchT0 = 0;"  # since navigati
 TIMEOUT_MS = 600_000
 
 
+_PAGE_ERRORS: list[str] = []  # errors thrown in the page (a chart that fails to draw)
+
+
 def _settle(page, what: str) -> float:
-    """Seconds from the marked moment to the app being idle again."""
+    """Seconds from the marked moment to the app being idle again; an error shown on the
+    page or thrown in it (a chart that could not be drawn is drawn faster) stops the run."""
     try:
         page.wait_for_function("() => window.__benchRan === true", polling=25, timeout=60_000)
     except Exception as exc:  # playwright's TimeoutError
@@ -290,6 +294,8 @@ def _settle(page, what: str) -> float:
     bad += page.get_by_test_id("stAlertContentError").all_inner_texts()
     if bad:
         raise RuntimeError(f"{what}: the app showed {bad}")
+    if _PAGE_ERRORS:
+        raise RuntimeError(f"{what}: the page threw {_PAGE_ERRORS}")
     return seconds
 
 
@@ -330,6 +336,7 @@ def _cold_page(server, browser, path: str, n_docs: int):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     ctx.set_default_timeout(TIMEOUT_MS)
     page = ctx.new_page()
+    page.on("pageerror", lambda exc: _PAGE_ERRORS.append(str(exc)))
     page.add_init_script(_COLD_INIT)
     page.goto(f"{server.base}{path}?n_docs={n_docs}")
     return ctx, page, _settle(page, f"opening {path}")
@@ -620,7 +627,7 @@ def _warm_up() -> str:
     took = time.perf_counter() - started
     state = "empty: compiled" if cached == 0 else f"{cached} kernel index files: loaded"
     took = f"{_s(took)} (numba's cache {state})"
-    return f"`pipeline.warm_up()` in its own process first, {took}. {compiled}"
+    return f"`pipeline.warm_up()` in its own process first, {took}. {compiled[:-1]}"
 
 
 _SPEED_CODE = """

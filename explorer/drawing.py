@@ -87,7 +87,8 @@ def _arrow(data) -> bytes:
 
 def _stable_names(spec: dict) -> dict:
     """``spec`` with Altair's dataset names (a digest of each dataset's rows) replaced by
-    their places in it, ``data_0``, ``data_1``, …
+    their places in it, ``nearsim_0``, ``nearsim_1``, … (not ``data_0``: Vega-Lite gives
+    its own data sources such names, and a dataset with one stops the chart drawing).
 
     Streamlit's frontend builds a chart from scratch (Vega-Lite compiles it, Vega parses
     and lays it out: 50–250 ms a chart in the browser) whenever the specification text
@@ -99,7 +100,7 @@ def _stable_names(spec: dict) -> dict:
     text = json.dumps(spec)
     renamed = {}
     for i, (name, rows) in enumerate(datasets.items()):
-        new = f"data_{i}"
+        new = f"nearsim_{i}"
         text = text.replace(json.dumps(name), json.dumps(new))
         renamed[new] = rows
     spec = json.loads(text)

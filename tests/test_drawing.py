@@ -66,7 +66,7 @@ def test_the_cached_specification_carries_the_chart_s_rows_as_arrow():
     built = charts.s_curve(9, 13, 0.8, rates)
     records = built.to_dict()["datasets"]
     spec = drawing._to_spec(built)
-    assert list(spec["datasets"]) == [f"data_{i}" for i in range(len(records))]
+    assert list(spec["datasets"]) == [f"nearsim_{i}" for i in range(len(records))]
     for data, want in zip(spec["datasets"].values(), records.values(), strict=True):
         assert pa.ipc.open_stream(data).read_all().to_pylist() == want
 
@@ -86,8 +86,8 @@ def test_new_rows_leave_an_altair_chart_s_specification_as_it_was():
     b = drawing._to_spec(charts.found_by_similarity(two, found))
     assert a["datasets"] != b["datasets"]
     assert without_rows(a) == without_rows(b)
-    assert list(a["datasets"]) == ["data_0"]
-    assert '"data_0"' in without_rows(a)  # the layer refers to the renamed dataset
+    assert list(a["datasets"]) == ["nearsim_0"]
+    assert '"nearsim_0"' in without_rows(a)  # the layer refers to the renamed dataset
 
 
 @pytest.mark.parametrize("variant", ["rates", None])
