@@ -187,13 +187,16 @@ _KEPT_PLOTS_JS = """() => [...document.querySelectorAll(
 
 
 @pytest.mark.parametrize("auto_tune", ["false", "true"])
-def test_a_threshold_step_swaps_the_charts_rows_in_without_building_them_again(
+def test_a_threshold_step_swaps_the_s_curve_s_rows_in_without_building_it_again(
     app_server, page, auto_tune
 ):
     """Streamlit's frontend builds a chart again (Vega-Lite compile, Vega parse and layout)
-    whenever its specification changes: with b, r and t in the S-curve's legend, and
-    Altair's dataset names a digest of the rows, every step on Banding rebuilt every chart.
-    The drawn plots must be the same elements after the step, showing the new t."""
+    whenever its specification changes, and b, r and t were in the S-curve's legend: every
+    step on Banding rebuilt it. The drawn plots must be the same elements after a step.
+
+    A weak witness on its own: Vega can reuse a rebuilt chart's SVG element (here it did
+    not, and the test fails on the old code). test_drawing checks the specifications' text,
+    which is what the frontend compares."""
     url = f"{app_server.base}/banding?threshold=0.8&auto_tune={auto_tune}&bands=9&rows=13"
     open_app(page, url)
     page.wait_for_function(
@@ -201,7 +204,7 @@ def test_a_threshold_step_swaps_the_charts_rows_in_without_building_them_again(
     )
     drawn = page.evaluate(_TAG_PLOTS_JS)
     nudge(page, THRESHOLD, "ArrowLeft")
-    expect(page.get_by_text("at threshold t = 0.79;")).to_be_visible()
+    expect(page).to_have_url(query_is("threshold", "0.79"))
     wait_idle(page)
     assert_no_errors(page, "after a threshold step")
     assert page.evaluate(_KEPT_PLOTS_JS) == list(range(1, drawn + 1))
