@@ -462,7 +462,7 @@ def bit_shares(shares: np.ndarray) -> alt.LayerChart:
     return finish(alt.layer(bars, half), 320)
 
 
-def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 5000) -> alt.LayerChart:
+def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 2000) -> alt.LayerChart:
     """SimHash distance against exact Jaccard for pairs of the user's documents."""
     if len(df) > max_points:
         df = df.sample(max_points, random_state=0)
