@@ -401,7 +401,7 @@ def _hashed_jaccard(hashes: np.ndarray, offsets: np.ndarray, pairs: np.ndarray) 
     keys = np.sort((docs << np.uint64(32)) | hashes.astype(np.uint64)).astype(np.uint32)
     inter = _sorted_overlaps(keys, offsets, pairs[:, 0], pairs[:, 1])
     union = lengths[pairs[:, 0]] + lengths[pairs[:, 1]] - inter
-    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    return inter / np.maximum(union, 1)  # as pair_jaccard: 0 / 1 when both are empty
 
 
 @njit(cache=True, nogil=True)
