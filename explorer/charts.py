@@ -481,9 +481,10 @@ def distance_scatter(df: pd.DataFrame, threshold: float, max_points: int = 2000)
             ),
             tooltip=["i:Q", "j:Q", alt.Tooltip("jaccard:Q", format=".3f"), "distance:Q"],
         )
-        # A Vega expression, not a column: Streamlit's frontend draws a chart of over 2,000
-        # points it can count (no transform) on a canvas, where the page's tests cannot
-        # measure the plot; a new t here rebuilds this one chart.
+        # t is in a Vega expression, so a new t rebuilds this one chart. As a column it
+        # would not; but then Streamlit could count the points, and it draws a chart of
+        # over 2,000 (max_points can be raised) on a canvas, where the tests cannot
+        # measure the plot.
         .transform_calculate(
             pair=f"datum.jaccard >= {threshold} ? 'near duplicate (J ≥ t)' : 'below t'"
         )
