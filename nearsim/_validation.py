@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 MAX_PERM = 4096
 """Largest signature length (hash functions) anything accepts: 16 KB per document, and the
@@ -39,6 +39,18 @@ libraries take, and a length a Share link can carry (``Settings.from_query(s.to_
 == s`` must hold for every accepted value)."""
 
 
+def pandas_types(*names: str) -> tuple[type, ...]:
+    """The pandas classes ``names`` (``"DataFrame"``, ``"Series"``, ``"Index"``), or ``()``
+    while pandas is not loaded.
+
+    A value can only be a pandas object once pandas has been imported, so the checks ask
+    ``sys.modules`` instead of importing it: ``nearsim dedup`` and ``nearsim --help`` never
+    load pandas. ``isinstance(x, ())`` is False.
+    """
+    pd = sys.modules.get("pandas")
+    return () if pd is None else tuple(getattr(pd, name) for name in names)
+
+
 class ArgumentTypeError(TypeError, ValueError):
     """An argument of the wrong type: a ``TypeError`` that is also a ``ValueError``."""
 
@@ -47,7 +59,7 @@ def _shown(value: Any, limit: int = 60) -> str:
     """``repr`` of a value, cut for a message; never raises."""
     if isinstance(value, np.ndarray):
         text = f"array(shape={value.shape}, dtype={value.dtype})"
-    elif isinstance(value, pd.DataFrame):
+    elif isinstance(value, pandas_types("DataFrame")):
         text = f"DataFrame(columns={list(map(str, value.columns))[:8]}, rows={len(value)})"
     else:
         try:

@@ -8,10 +8,12 @@ this module holds the checks whose subject is an array or a list of documents.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ._validation import (
     MAX_DOCS,
@@ -20,6 +22,7 @@ from ._validation import (
     _shown,
     check_int,
     is_int,
+    pandas_types,
 )
 
 
@@ -60,7 +63,7 @@ def check_mask(value: Any, n: int, name: str = "valid") -> np.ndarray:
     """
     accepted = f"a boolean array of shape ({n},), one flag per document"
     arr = None
-    if isinstance(value, np.ndarray | pd.Series | list | tuple):
+    if isinstance(value, (np.ndarray, list, tuple, *pandas_types("Series"))):
         try:
             arr = np.asarray(value)
         except (TypeError, ValueError):  # ragged lists
@@ -123,7 +126,7 @@ def check_pairs(
     if not ordered:
         bound = bound.replace("i < j", "i ≠ j" if distinct else "i, j")
     accepted = f"an integer array of shape (m, 2) with {bound}" + (", no repeats" if unique else "")
-    if isinstance(value, pd.DataFrame):
+    if isinstance(value, pandas_types("DataFrame")):
         if not {"i", "j"} <= set(value.columns):
             raise _fail(name, value, "a DataFrame with integer columns i and j", wrong_type=True)
         arr = value[["i", "j"]].to_numpy()
@@ -175,7 +178,7 @@ def check_pair_frame(
         The frame itself.
     """
     wanted = ", ".join(columns)
-    if not isinstance(value, pd.DataFrame) or not set(columns) <= set(value.columns):
+    if not isinstance(value, pandas_types("DataFrame")) or not set(columns) <= set(value.columns):
         raise _fail(name, value, f"a pandas DataFrame with columns {wanted}", wrong_type=True)
     check_pairs(value, name, n=n, unique=False)
     for c in columns:
@@ -297,7 +300,7 @@ def check_fingerprints(value: Any, name: str = "fingerprints") -> np.ndarray:
     """
     accepted = "a 1-D array of integers from 0 to 2**64 - 1 (uint64), one per document"
     x = value
-    if isinstance(x, pd.Series | pd.Index):
+    if isinstance(x, pandas_types("Series", "Index")):
         x = x.to_numpy()
     if not isinstance(x, np.ndarray):
         if isinstance(x, str | bytes | Mapping | set | frozenset) or not isinstance(x, Iterable):
@@ -342,7 +345,7 @@ def check_labels(value: Any, name: str = "labels", n: int | None = None) -> np.n
     """
     size = "" if n is None else f" of length {n}"
     accepted = f"a 1-D array of integers ≥ 0{size}, one label per document"
-    if not isinstance(value, np.ndarray | pd.Series | list | tuple):
+    if not isinstance(value, (np.ndarray, list, tuple, *pandas_types("Series"))):
         raise _fail(name, value, accepted, wrong_type=True)
     try:
         arr = np.asarray(value)
@@ -363,7 +366,7 @@ def _is_document(doc: Any) -> bool:
     """A sized collection of shingles: not a str, bytes or mapping; arrays 1-D."""
     if type(doc) is list:
         return True
-    if isinstance(doc, str | bytes | bytearray | Mapping | pd.DataFrame) or not hasattr(
+    if isinstance(doc, (str, bytes, bytearray, Mapping, *pandas_types("DataFrame"))) or not hasattr(
         doc, "__iter__"
     ):
         return False  # a DataFrame iterates over its column names, not its rows
@@ -400,7 +403,7 @@ def check_shingle_sets(
         The documents (the input itself when it is a list).
     """
     if (
-        isinstance(value, str | bytes | bytearray | Mapping | pd.DataFrame)
+        isinstance(value, (str, bytes, bytearray, Mapping, *pandas_types("DataFrame")))
         or not hasattr(value, "__iter__")
         or (isinstance(value, np.ndarray) and value.ndim != 1)
     ):

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from .dedup import FORMATS, VERIFY
+from .dedup_options import FORMATS, VERIFY
 from .settings import FIELD_SPECS, Settings
 
 PROG = "nearsim"

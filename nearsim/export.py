@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ._validation import ArgumentTypeError, check_bool, check_choice, check_instance, check_str
+from .dedup_options import VERIFY
 from .presets import _NEARSIM_HASH, PRESETS, banding_words
 from .settings import FIELD_SPECS, Settings
 
@@ -45,7 +46,7 @@ EXPLORER_FIELDS = ("source", "n_docs", "example_seed")
 """Settings that say where the explorer's own documents come from; ``nearsim dedup`` reads
 INPUT instead, so the command leaves them out."""
 
-VERIFY_MODES = ("estimate", "exact", "none")
+VERIFY_MODES = VERIFY
 """``nearsim dedup --verify``: keep a candidate when its estimate ≥ t, its exact Jaccard ≥ t,
 or always."""
 
