@@ -16,15 +16,15 @@ threshold.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from ._validation import check_n, check_threshold
 from ._validation_arrays import check_labels, check_pairs
-from .exact import pair_jaccard
-from .tokens import checked_sets, n_documents
+
+if TYPE_CHECKING:  # imported by the functions that use them: nearsim dedup loads neither
+    import pandas as pd
 
 
 def _friendly(labels: np.ndarray) -> np.ndarray:
@@ -114,6 +114,8 @@ def cluster_table(labels) -> pd.DataFrame:
         default RangeIndex. Columns: cluster (int64, the label), size (int64), first
         (int64, smallest member), members (list of int, ascending).
     """
+    import pandas as pd
+
     lab = check_labels(labels)
     cols = {"cluster": [], "size": [], "first": [], "members": []}
     if lab.size:
@@ -191,6 +193,11 @@ def check_clusters(labels, sets, threshold) -> ClusterCheck:
     >>> table["kept"].tolist(), new.tolist()
     ([True, True, False], [0, 0, 1])
     """
+    import pandas as pd
+
+    from .exact import pair_jaccard
+    from .tokens import checked_sets, n_documents
+
     sets = checked_sets(sets)
     lab = check_labels(labels, "labels", n=n_documents(sets))
     t = check_threshold(threshold)

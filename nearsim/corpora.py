@@ -39,9 +39,9 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ._corpus_formats import CORPUS_EXTENSIONS, READERS, Sink, file_format, peek
 from ._validation import (
@@ -52,6 +52,9 @@ from ._validation import (
     check_unicode,
 )
 from .documents.decoding import short
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: nearsim dedup never loads it
+    import pandas as pd
 
 __all__ = [
     "CORPUS_EXTENSIONS",
@@ -180,10 +183,12 @@ class CorpusReport:
 
 
 def _frame(ids: list[str], texts: list[str]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({"id": pd.Series(ids, dtype=str), "text": pd.Series(texts, dtype=str)})
 
 
-class CorpusReader(Iterator[pd.DataFrame]):
+class CorpusReader(Iterator["pd.DataFrame"]):
     """The batches of a corpus (an iterator of DataFrames) and the report of what was read.
 
     Returned by :func:`iter_corpus`, which documents the arguments (``files`` is its
@@ -217,11 +222,18 @@ class CorpusReader(Iterator[pd.DataFrame]):
         return self
 
     def __next__(self) -> pd.DataFrame:
-        return next(self._batches)
+        return _frame(*next(self._batches))
+
+    def lists(self) -> Iterator[tuple[list[str], list[str]]]:
+        """The remaining batches as ``(ids, texts)`` lists of str, without DataFrames.
+
+        What ``nearsim dedup`` reads: it never loads pandas. ``report`` fills in the same.
+        """
+        return self._batches
 
     def _run(
         self, text_field: str, id_field: str | None, batch_size: int, sink: Sink
-    ) -> Iterator[pd.DataFrame]:
+    ) -> Iterator[tuple[list[str], list[str]]]:
         ids: list[str] = []
         texts: list[str] = []
         offset = 0
@@ -237,14 +249,14 @@ class CorpusReader(Iterator[pd.DataFrame]):
                 texts.extend(chunk.texts)
                 end = chunk.end
                 while len(texts) >= batch_size:
-                    batch = _frame(ids[:batch_size], texts[:batch_size])
+                    batch = ids[:batch_size], texts[:batch_size]
                     del ids[:batch_size], texts[:batch_size]
                     self.report.records += batch_size
                     yield batch
             offset += end
         if texts:
             self.report.records += len(texts)
-            yield _frame(ids, texts)
+            yield ids, texts
 
 
 def _check_fields(text_field: object, id_field: object) -> tuple[str, str | None]:
@@ -352,9 +364,12 @@ def read_corpus(
     reader = iter_corpus(
         paths, text_field=text_field, id_field=id_field, batch_size=batch_size, on_error=on_error
     )
-    batches = list(reader)
-    df = pd.concat(batches, ignore_index=True) if batches else _frame([], [])
-    return _with_report(df, reader.report)
+    ids: list[str] = []
+    texts: list[str] = []
+    for batch_ids, batch_texts in reader.lists():
+        ids += batch_ids
+        texts += batch_texts
+    return _with_report(_frame(ids, texts), reader.report)
 
 
 # --------------------------------------------------------------------------------------

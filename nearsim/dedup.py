@@ -28,9 +28,9 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from tqdm import tqdm
 
 from ._arrays import unique_int
@@ -38,14 +38,14 @@ from ._hashing import text_shingles
 from ._validation import check_bool, check_choice, check_int
 from .clusters import clusters
 from .corpora import iter_corpus
-from .exact import pair_jaccard
+from .dedup_options import FORMATS, VERIFY
 from .lsh import DEFAULT_MAX_PAIRS, candidate_pairs
 from .minhash import EMPTY, MinHasher, estimate_pairs
-from .pipeline import ROW_STAGES, Runner
 from .settings import Settings
 
-VERIFY = ("estimate", "exact", "none")
-FORMATS = ("parquet", "csv", "jsonl")
+if TYPE_CHECKING:  # the tables are built only when asked for: a run never loads pandas
+    import pandas as pd
+
 OUTPUTS = ("clusters", "pairs")
 
 
@@ -97,39 +97,43 @@ class DedupResult:
     def n(self) -> int:
         return int(self.labels.shape[0])
 
-    def cluster_table(self) -> pd.DataFrame:
-        """One row per document, in row order: row, id, cluster (the smallest row of its
-        cluster), cluster_size, keep (the smallest row of each cluster, and every document
-        alone)."""
+    def cluster_columns(self) -> dict[str, np.ndarray | list[str]]:
+        """The columns of :meth:`cluster_table`, as arrays (``id`` a list of str)."""
         n = self.n
         rows = np.arange(n, dtype=np.int64)
         first = np.full(int(self.labels.max(initial=-1)) + 1, n, dtype=np.int64)
         np.minimum.at(first, self.labels, rows)
         cluster = first[self.labels]
         size = np.bincount(self.labels, minlength=first.shape[0])[self.labels].astype(np.int64)
-        return pd.DataFrame(
-            {
-                "row": rows,
-                "id": pd.Series(self.ids, dtype=str),
-                "cluster": cluster,
-                "cluster_size": size,
-                "keep": cluster == rows,
-            }
-        )
+        return {
+            "row": rows,
+            "id": self.ids,
+            "cluster": cluster,
+            "cluster_size": size,
+            "keep": cluster == rows,
+        }
+
+    def pair_columns(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`pair_table`, as arrays."""
+        out = {
+            "a": self.pairs[:, 0].astype(np.int64),
+            "b": self.pairs[:, 1].astype(np.int64),
+            "estimate": self.estimates.astype(np.float64),
+        }
+        if self.jaccard is not None:
+            out["jaccard"] = self.jaccard.astype(np.float64)
+        return out
+
+    def cluster_table(self) -> pd.DataFrame:
+        """One row per document, in row order: row, id, cluster (the smallest row of its
+        cluster), cluster_size, keep (the smallest row of each cluster, and every document
+        alone)."""
+        return _frame(self.cluster_columns())
 
     def pair_table(self) -> pd.DataFrame:
         """The accepted pairs: a, b (rows, a < b, sorted), estimate, and jaccard with
         ``verify="exact"``."""
-        out = pd.DataFrame(
-            {
-                "a": self.pairs[:, 0].astype(np.int64),
-                "b": self.pairs[:, 1].astype(np.int64),
-                "estimate": self.estimates.astype(np.float64),
-            }
-        )
-        if self.jaccard is not None:
-            out["jaccard"] = self.jaccard.astype(np.float64)
-        return out
+        return _frame(self.pair_columns())
 
     def summary(self) -> dict:
         """The figures of ``summary.json``."""
@@ -148,6 +152,15 @@ class DedupResult:
             "peak_memory_bytes": peak_memory_bytes(),
             "read": self.read_report,
         }
+
+
+def _frame(columns: dict) -> pd.DataFrame:
+    """The columns as a DataFrame, str columns (lists) as pandas' ``str`` dtype."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        {k: pd.Series(v, dtype=str) if isinstance(v, list) else v for k, v in columns.items()}
+    )
 
 
 def _query_string(settings: Settings) -> str:
@@ -240,18 +253,19 @@ def dedup(
     sig_parts: list[np.ndarray] = []
     valid_parts: list[np.ndarray] = []
     reader = iter_corpus(paths, **read)
-    batches = iter(reader)
+    batches = reader.lists()
     with clock.stage("read"):
         batch = next(batches, None)  # a bad first record stops the run before any progress
     _load_kernels(settings)
     with clock.bar("documents read and signed", "docs") as bar:
         while batch is not None:
+            batch_ids, batch_texts = batch
             with clock.stage("signatures"):
-                valid_part, sig_part = sign_batch(batch["text"].tolist(), settings)
+                valid_part, sig_part = sign_batch(batch_texts, settings)
                 valid_parts.append(valid_part)
                 sig_parts.append(sig_part)
-            ids.extend(batch["id"].tolist())
-            bar.update(len(batch))
+            ids.extend(batch_ids)
+            bar.update(len(batch_texts))
             with clock.stage("read"):
                 batch = next(batches, None)
     valid = _concat(valid_parts, (0,), bool)
@@ -335,6 +349,8 @@ def sign_batch(texts: list[str], settings: Settings) -> tuple[np.ndarray, np.nda
         hasher = MinHasher(settings.num_perm, settings.hash_seed)
         sig = hasher.text_signatures(texts, **settings.shingle_options())
         return sig[:, 0] != EMPTY, sig
+    from .pipeline import ROW_STAGES, Runner  # the whole stage graph: only for this case
+
     run = Runner(texts, settings, digest="batch")
     return run.get(ROW_STAGES[1]), run.get(ROW_STAGES[2])
 
@@ -347,14 +363,14 @@ def _concat(parts: list[np.ndarray], empty_shape: tuple, dtype) -> np.ndarray:
 
 def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, clock) -> np.ndarray:
     """Exact Jaccard of the candidate pairs, from a second read of the corpus."""
+    from .exact import pair_jaccard
+
     involved = unique_int(cand.ravel())
     texts: list[str] = []
     row = 0
-    for batch in iter_corpus(paths, **read):
+    for _, batch in iter_corpus(paths, **read).lists():
         lo, hi = np.searchsorted(involved, [row, row + len(batch)])
-        if hi > lo:
-            picked = batch["text"].to_numpy()[involved[lo:hi] - row]
-            texts.extend(picked.tolist())
+        texts.extend(batch[t - row] for t in involved[lo:hi].tolist())
         row += len(batch)
     flat = text_shingles(texts, **settings.shingle_options())
     local = np.searchsorted(involved, cand)
@@ -362,13 +378,41 @@ def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, cloc
 
 
 # -- output files ------------------------------------------------------------------------
-def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
+def _arrow_column(values: np.ndarray | list[str]):
+    """One column as an Arrow array, built from its buffers: ``pyarrow.array`` imports
+    pandas (0.25 s) to ask whether its input is a pandas object, and a run has no pandas.
+
+    A list of str becomes ``large_string`` (what pandas writes its ``str`` dtype as), a
+    bool array Arrow's packed bits, another array its own type.
+    """
+    import pyarrow as pa
+
+    if isinstance(values, list):
+        encoded = [v.encode("utf-8") for v in values]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+        return pa.Array.from_buffers(pa.large_string(), len(encoded), buffers)
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        bits = pa.py_buffer(np.packbits(values, bitorder="little"))
+        return pa.Array.from_buffers(pa.bool_(), values.size, [None, bits])
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, values.size, [None, pa.py_buffer(values)])
+
+
+def _write_table(columns: dict, path: Path, fmt: str) -> None:
+    """Write the columns: Parquet through pyarrow, CSV and JSON lines through pandas."""
     if fmt == "parquet":
-        df.to_parquet(path, index=False)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        arrays = [_arrow_column(v) for v in columns.values()]
+        pq.write_table(pa.Table.from_arrays(arrays, names=list(columns)), path)
     elif fmt == "csv":
-        df.to_csv(path, index=False)
+        _frame(columns).to_csv(path, index=False)
     else:
-        df.to_json(path, orient="records", lines=True, force_ascii=False)
+        _frame(columns).to_json(path, orient="records", lines=True, force_ascii=False)
 
 
 def prepare_output(out: str | os.PathLike) -> Path:
@@ -418,7 +462,8 @@ def write_outputs(
     clock = _Clock(check_bool(progress, "progress"))
     written = []
     with clock.stage("write", f"writing {out}"):
-        for name, table in (("clusters", result.cluster_table()), ("pairs", result.pair_table())):
+        tables = (("clusters", result.cluster_columns()), ("pairs", result.pair_columns()))
+        for name, table in tables:
             path = out / f"{name}.{fmt}"
             tmp = out / f".{name}.{fmt}.tmp-{os.getpid()}"
             try:

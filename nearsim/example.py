@@ -15,11 +15,14 @@ import json
 import string
 from collections.abc import Callable
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ._validation import check_int
+
+if TYPE_CHECKING:  # imported where a frame is built
+    import pandas as pd
 
 __all__ = ["EXAMPLE_MAX_DOCS", "EXAMPLE_MIN_DOCS", "example_corpus"]
 
@@ -265,6 +268,8 @@ def _generate(n: int, seed: int, chunk: int = _CHUNK) -> pd.DataFrame:
     and copies still pick their parent among all earlier rows. ``n`` and ``seed`` are not
     validated here (``n >= 1``, ``seed >= 0``).
     """
+    import pandas as pd
+
     w = _words()
     rng = np.random.default_rng(seed)
 

@@ -15,14 +15,17 @@ a_i·x + b_i stays below 2**62, and the reduction mod p uses the Mersenne identi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numba import njit, prange
 
 from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
 from ._validation import ArgumentTypeError, check_bool, check_int, check_num_perm
 from ._validation_arrays import check_pairs, check_shingle_list, check_signatures, check_similarity
+
+if TYPE_CHECKING:  # imported where a frame is built
+    import pandas as pd
 
 MERSENNE_P = (1 << 31) - 1
 EMPTY = np.uint32(0xFFFFFFFF)
@@ -311,6 +314,8 @@ class MinHasher:
         pandas.DataFrame
             Columns ``i`` (int64), ``a``, ``b`` (uint64); at most ``num_perm`` rows.
         """
+        import pandas as pd
+
         count = check_int(count, "count", low=0)
         m = min(count, self.num_perm)
         return pd.DataFrame({"i": np.arange(m, dtype=np.int64), "a": self.a[:m], "b": self.b[:m]})
@@ -333,6 +338,8 @@ class MinHasher:
             (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
             Empty when there are no shingles.
         """
+        import pandas as pd
+
         shingles = check_shingle_list(shingles)
         positions = check_int(positions, "positions", low=1)
         m = min(positions, self.num_perm) if shingles else 0

@@ -15,6 +15,8 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nearsim as ns
 from nearsim.cli import main
@@ -422,3 +424,39 @@ def test_app_without_the_app_extra_is_one_line_and_status_2(monkeypatch, capsys,
     assert main(["app"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pip install 'nearsim[app]'" in err[0], err
+
+
+# -- the Parquet writer ------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    ids=st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=6), max_size=40),
+    flags=st.lists(st.booleans(), max_size=40),
+    numbers=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=40),
+)
+def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
+    """dedup builds its Arrow columns from their buffers (pyarrow.array would import
+    pandas); each must be the array pyarrow.array gives, bit for bit, including bool
+    lengths that are not a multiple of 8 and empty strings."""
+    import pyarrow as pa
+
+    from nearsim.dedup import _arrow_column
+
+    got = _arrow_column(ids)
+    got.validate(full=True)
+    assert got.equals(pa.array(ids, type=pa.large_string()))
+    for values in (np.array(flags, dtype=bool), np.array(numbers, dtype=np.int64),
+                   np.array(numbers, dtype=np.int64).astype(np.float64)):  # fmt: skip
+        got = _arrow_column(values)
+        got.validate(full=True)
+        assert got.equals(pa.array(values))
+
+
+def test_parquet_tables_read_back_as_the_result_s_tables(corpus, tmp_path):
+    from nearsim.dedup import dedup, write_outputs
+
+    path, _, _ = corpus
+    result = dedup([path], ns.Settings(), id_field="doc_id")
+    write_outputs(result, tmp_path)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "clusters.parquet"),
+                                  result.cluster_table())  # fmt: skip
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "pairs.parquet"), result.pair_table())

@@ -345,6 +345,11 @@ TABLE: list[Case] = [
          "batch_size": 1}, check_reader, finish=list, also=FIELDS, content=CORPUS_CONTENT),
     Case("CorpusReport.summary", lambda f: _record_of(f).summary, lambda f: {}, is_a(str),
          examples=0),
+    Case("CorpusReader.lists", lambda f: ns.iter_corpus(f.corpus, **CORPUS).lists, lambda f: {},
+         satisfies(lambda out, kw: len(out) > 0 and all(
+             type(ids) is list and type(texts) is list and len(ids) == len(texts)
+             and all(type(x) is str for x in ids + texts) for ids, texts in out)),
+         finish=list, examples=0),
     # -- Settings, presets, export ----------------------------------------------------------
     Case("Settings", lambda f: ns.Settings, lambda f: f.settings.to_dict(), check_settings,
          also={"bands": ("rows", "num_perm"), "rows": ("bands", "num_perm"),

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._validation import check_bytes, check_optional_bool
 from .csv_reader import CsvStream, column_index, names_list, open_csv
 from .decoding import MAX_CSV_BYTES, binary_kind, check_max_bytes, check_size, choose_encoding
+
+if TYPE_CHECKING:  # imported where the frame is built
+    import pandas as pd
 
 __all__ = [
     "CsvInfo",
@@ -260,6 +263,8 @@ def read_csv_column_rows(
             f"column {names[index]!r} of the CSV file has no text: all {len(records)} of its "
             f"cells are empty; the file's columns are {names_list(names)}"
         )
+    import pandas as pd
+
     return pd.DataFrame({"row": np.asarray(rows, dtype=np.int64), "text": texts})
 
 

@@ -1,0 +1,89 @@
+"""The package's public names are loaded on first use, and what each command loads.
+
+``import nearsim`` defines names without importing their modules (nearsim/__init__.py);
+``nearsim --help``, a bad option and ``nearsim dedup`` load only what they use, which the
+subprocess tests below check by listing ``sys.modules`` after the work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import types
+
+import pytest
+
+import nearsim as ns
+from nearsim import _HOME
+
+HEAVY = ("pandas", "scipy", "numba", "pyarrow", "streamlit", "altair")
+
+
+def loaded_after(code: str) -> set[str]:
+    """The HEAVY packages a fresh interpreter has imported after running ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
+    )
+    modules = json.loads(out.stdout.strip().splitlines()[-1])
+    return {m for m in modules if m.split(".")[0] in HEAVY and "." not in m}
+
+
+@pytest.mark.parametrize("name", sorted(_HOME))
+def test_every_public_name_is_the_object_its_module_defines(name):
+    module = importlib.import_module(f"nearsim.{_HOME[name]}")
+    assert getattr(ns, name) is getattr(module, name)
+
+
+def test_the_names_are_the_documented_ones_and_dir_lists_them():
+    assert set(ns.__all__) == set(_HOME) | {"pipeline"}
+    assert set(ns.__all__) <= set(dir(ns))
+    assert isinstance(ns.pipeline, types.ModuleType) and hasattr(ns.pipeline, "Runner")
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        ns.not_a_name  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["clusters", "evaluate", "predict", "shingles", "sizing"])
+def test_a_function_named_like_its_module_stays_the_function(name):
+    """Importing ``nearsim.clusters`` binds the module on the package; the function must win,
+    as it did when the package imported everything up front."""
+    code = (
+        f"import importlib, types, nearsim\n"
+        f"module = importlib.import_module('nearsim.{name}')\n"
+        f"assert callable(nearsim.{name}) and not isinstance(nearsim.{name}, types.ModuleType)\n"
+        f"assert nearsim.{name} is module.{name}\n"
+        f"from nearsim import {name} as f\nassert f is module.{name}"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+def test_import_nearsim_loads_none_of_the_heavy_packages():
+    assert loaded_after("import nearsim") == set()
+
+
+def test_the_command_line_answers_help_and_bad_options_without_them():
+    code = (
+        "from nearsim.cli import main\n"
+        "for argv in (['--help'], ['dedup', '--help'], ['dedup', 'x', '--bands', 'y']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass"
+    )
+    assert loaded_after(code) == set()
+
+
+def test_nearsim_dedup_never_loads_pandas(tmp_path):
+    """The whole run — JSON lines in, signatures, bands, estimate filter, clusters,
+    Parquet out — without pandas: its import alone was a tenth of a 100,000-document run."""
+    corpus = tmp_path / "c.jsonl"
+    texts = ["the quick brown fox jumps over the lazy dog"] * 3 + ["an unrelated text"]
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
+                              for i, t in enumerate(texts)))  # fmt: skip
+    out = tmp_path / "out"
+    code = (
+        "from nearsim.cli import main\n"
+        f"assert main(['dedup', {str(corpus)!r}, '--out', {str(out)!r}, '--quiet']) == 0"
+    )
+    assert "pandas" not in loaded_after(code)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pairs"] == 3 and summary["clusters"] == 1
