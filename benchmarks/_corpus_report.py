@@ -465,7 +465,8 @@ def projection_section(data: dict) -> list[str]:
     return [
         *head,
         f"Model, fitted to the two measured sizes: peak memory = {base / 2**20:,.0f} MB "
-        f"(interpreter, numpy, pandas, numba, pyarrow) + {per_doc:,.0f} bytes a document + "
+        f"(interpreter, numpy, numba, SciPy, pyarrow: `nearsim dedup` loads no pandas) + "
+        f"{per_doc:,.0f} bytes a document + "
         f"{CAND_BYTES} bytes a candidate pair. The per-document part is linear: the "
         f"signatures, {4 * K} bytes (4·k), held twice at the peak — once when the batches "
         "are concatenated, once more inside `candidate_pairs`, which copies the valid "
