@@ -7,6 +7,7 @@ subprocess tests below check by listing ``sys.modules`` after the work.
 
 from __future__ import annotations
 
+import gzip
 import importlib
 import json
 import subprocess
@@ -72,18 +73,34 @@ def test_the_command_line_answers_help_and_bad_options_without_them():
     assert loaded_after(code) == set()
 
 
-def test_nearsim_dedup_never_loads_pandas(tmp_path):
-    """The whole run — JSON lines in, signatures, bands, estimate filter, clusters,
-    Parquet out — without pandas: its import alone was a tenth of a 100,000-document run."""
-    corpus = tmp_path / "c.jsonl"
+def _write(path, rows):
+    """The four records in the format ``path``'s name says."""
+    if path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({k: [r[k] for r in rows] for k in ("id", "text")}), path)
+    elif path.suffix == ".csv":
+        lines = ["id,text", *(f"{r['id']},{r['text']}" for r in rows)]
+        path.write_text("\n".join(lines) + "\n")
+    else:
+        lines = "".join(json.dumps(r) + "\n" for r in rows).encode()
+        path.write_bytes(gzip.compress(lines) if path.suffix == ".gz" else lines)
+
+
+@pytest.mark.parametrize("name", ["c.jsonl", "c.jsonl.gz", "c.parquet", "c.csv"])
+def test_nearsim_dedup_never_loads_pandas(tmp_path, name):
+    """The whole run — records in, signatures, bands, estimate filter, clusters, Parquet
+    out — without pandas: its import alone was a tenth of a 100,000-document run."""
     texts = ["the quick brown fox jumps over the lazy dog"] * 3 + ["an unrelated text"]
-    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n"
-                              for i, t in enumerate(texts)))  # fmt: skip
+    corpus = tmp_path / name
+    _write(corpus, [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)])
     out = tmp_path / "out"
     code = (
         "from nearsim.cli import main\n"
-        f"assert main(['dedup', {str(corpus)!r}, '--out', {str(out)!r}, '--quiet']) == 0"
+        f"assert main(['dedup', {str(corpus)!r}, '--out', {str(out)!r}, '--id-field', 'id', "
+        "'--quiet']) == 0"
     )
     assert "pandas" not in loaded_after(code)
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["pairs"] == 3 and summary["clusters"] == 1
+    assert summary["documents"] == 4 and summary["pairs"] == 3 and summary["clusters"] == 1
