@@ -5,9 +5,9 @@ SimHash, clusters, document loading and one Settings object. The Streamlit app i
 ``app.py`` is a thin layer over this package; nothing here imports Streamlit.
 
 ``import nearsim`` loads nothing but this file: each public name is imported from its
-module the first time it is used (PEP 562), so ``nearsim --help``, a command-line error
-and ``nearsim tune`` answer without loading pandas, SciPy or the compiled kernels, and
-``nearsim dedup`` loads only what its stages use.
+module the first time it is used (PEP 562), so ``nearsim --help`` and a command-line error
+answer without loading pandas, SciPy or numba, ``nearsim tune`` without pandas, and
+``nearsim dedup`` loads only what its stages use (no pandas).
 """
 
 from __future__ import annotations
