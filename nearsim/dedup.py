@@ -256,6 +256,13 @@ def dedup(
     batches = reader.lists()
     with clock.stage("read"):
         batch = next(batches, None)  # a bad first record stops the run before any progress
+    if clock.show:  # else the first run after an install sits at "0 docs" while numba compiles
+        print(
+            "nearsim: loading the compiled kernels (the first run after an install compiles "
+            "them: about 10 s on two cores)…",
+            file=sys.stderr,
+            flush=True,
+        )
     _load_kernels(settings)
     with clock.bar("documents read and signed", "docs") as bar:
         while batch is not None:

@@ -347,6 +347,7 @@ def test_the_installed_command_runs_and_fails_cleanly(corpus, tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert "candidate pairs" in ok.stdout and "clusters" in ok.stdout
     assert "documents read and signed" in ok.stderr  # progress on stderr
+    assert "loading the compiled kernels" in ok.stderr  # the first run's wait is explained
     bad = nearsim("dedup", str(corpus[0]), "--out", str(tmp_path), "--num-perm", "-1")
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
