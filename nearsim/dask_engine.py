@@ -515,7 +515,6 @@ class _Run:
             counts = [client.submit(operator.getitem, f, 1, pure=False) for f in lowered]
             changed = sum(client.gather(counts))
             rounds += 1
-        if self.clock.show:
-            print(f"nearsim: {rounds} rounds of label propagation", file=sys.stderr, flush=True)
+        self.clock.say(f"{rounds} rounds of label propagation")
         smallest = np.concatenate(client.gather(labels))
         return np.unique(smallest, return_inverse=True)[1].astype(np.int64).reshape(-1)

@@ -183,12 +183,17 @@ class _Clock:
         self.seconds: dict[str, float] = {}
         self.cpu: dict[str, float] = {}
 
+    def say(self, text: str) -> None:
+        """``nearsim: text`` on stderr, when progress is shown."""
+        if self.show:
+            print(f"nearsim: {text}", file=sys.stderr, flush=True)
+
     @contextmanager
     def stage(self, name: str, what: str | None = None):
         """Time a stage (its time adds up over several calls); say ``what`` first."""
         started, cpu = time.perf_counter(), time.process_time()
-        if self.show and what:
-            print(f"nearsim: {what}…", file=sys.stderr, flush=True)
+        if what:
+            self.say(f"{what}…")
         yield
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
         self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - cpu
@@ -256,13 +261,11 @@ def dedup(
     batches = reader.lists()
     with clock.stage("read"):
         batch = next(batches, None)  # a bad first record stops the run before any progress
-    if clock.show:  # else the first run after an install sits at "0 docs" while numba compiles
-        print(
-            "nearsim: loading the compiled kernels (the first run after an install compiles "
-            "them: about 10 s on two cores)…",
-            file=sys.stderr,
-            flush=True,
-        )
+    # else the first run after an install sits at "0 docs" while numba compiles
+    clock.say(
+        "loading the compiled kernels (the first run after an install compiles them: about "
+        "10 s on two cores)…"
+    )
     _load_kernels(settings)
     with clock.bar("documents read and signed", "docs") as bar:
         while batch is not None:
