@@ -33,13 +33,9 @@ def warm_imports() -> None:
     import altair  # noqa: F401  (the charts)
     import pyarrow  # noqa: F401  (every table Streamlit sends)
 
-    import nearsim
-    import nearsim.pipeline
+    import nearsim.pipeline  # noqa: F401
 
     from . import charts  # noqa: F401
-
-    for name in nearsim.__all__:  # loaded on first use: here, not in the first page's run
-        getattr(nearsim, name)
 
 
 def warm_kernels() -> None:
