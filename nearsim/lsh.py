@@ -344,12 +344,15 @@ def _runs(sig, order, keys_sorted, lo, hi):
     return bounds[:nb]
 
 
-def _exact_groups(band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort rows of one band by their exact values (used only after a hash collision)."""
-    order = np.lexsort(band.T[::-1]).astype(np.int64)
+def _exact_groups(band: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Sort the rows (all, or ``rows``) of one band by their exact values (used only after
+    a hash collision); the order holds row numbers of ``band``."""
+    order = np.lexsort(band.T[::-1] if rows is None else band[rows].T[::-1]).astype(np.int64)
+    if rows is not None:
+        order = rows[order]
     sb = band[order]
     change = np.any(sb[1:] != sb[:-1], axis=1)
-    bounds = np.concatenate([[0], np.flatnonzero(change) + 1, [band.shape[0]]]).astype(np.int64)
+    bounds = np.concatenate([[0], np.flatnonzero(change) + 1, [order.shape[0]]]).astype(np.int64)
     return order, bounds
 
 
@@ -391,21 +394,24 @@ def candidate_pairs(
     n, k = sig.shape
     b, r = check_banding(b, r, k)
     max_pairs = check_int(max_pairs, "max_pairs", low=0, high=MAX_PAIRS)
-    rows = np.arange(n, dtype=np.int64)
-    if valid is not None:
-        rows = rows[check_mask(valid, n, "valid")]
-    sub = np.ascontiguousarray(sig[rows])
-    m = sub.shape[0]
-    if m < 2:
+    # The valid rows are read in place, not copied out: a copy was a second set of
+    # signatures at the peak of a run (512 MB at a million documents, k = 128).
+    sig = np.ascontiguousarray(sig)
+    rows = None if valid is None else np.flatnonzero(check_mask(valid, n, "valid"))
+    if rows is not None and rows.shape[0] == n:
+        rows = None
+    if (n if rows is None else rows.shape[0]) < 2:
         return np.empty((0, 2), dtype=np.int64)
-    found = np.empty(0, dtype=np.int64)  # distinct pairs so far, as i * m + j
+    found = np.empty(0, dtype=np.int64)  # distinct pairs so far, as i * n + j
     for band in range(b):
         lo, hi = band * r, band * r + r
-        keys = _band_keys(sub, lo, hi)
-        order = np.argsort(keys).astype(np.int64)
-        bounds = _runs(sub, order, keys[order], lo, hi)
+        keys = _band_keys(sig, lo, hi)
+        order = np.argsort(keys if rows is None else keys[rows]).astype(np.int64)
+        if rows is not None:
+            order = rows[order]
+        bounds = _runs(sig, order, keys[order], lo, hi)
         if bounds.shape[0] == 0:
-            order, bounds = _exact_groups(sub[:, lo:hi])
+            order, bounds = _exact_groups(sig[:, lo:hi], rows)
         sizes = np.diff(bounds)
         keep = sizes > 1
         count = int((sizes[keep] * (sizes[keep] - 1) // 2).sum())
@@ -415,12 +421,12 @@ def candidate_pairs(
             raise _too_many(b, r, band, int(sizes.max()), max_pairs)
         se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
         codes = np.empty(count, dtype=np.int64)
-        _emit_grouped(order, se, m, codes, 0)
+        _emit_grouped(order, se, n, codes, 0)
         # a band's pairs may repeat earlier ones: the limit is on distinct pairs
         found = unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True)
         if found.shape[0] > max_pairs:
             raise _too_many(b, r, band, int(sizes.max()), max_pairs)
-    return np.stack([rows[found // m], rows[found % m]], axis=1)
+    return np.stack([found // n, found % n], axis=1)
 
 
 def _too_many(b: int, r: int, band: int, biggest: int, max_pairs: int) -> TooManyPairsError:

@@ -168,6 +168,20 @@ def test_candidate_pairs_survive_hash_collisions(monkeypatch):
     rng = np.random.default_rng(3)
     sig = rng.integers(0, 2, size=(40, 6)).astype(np.uint32)
     assert lsh.candidate_pairs(sig, 3, 2).tolist() == brute_candidates(sig, 3, 2).tolist()
+    valid = rng.random(40) < 0.7  # the valid rows are grouped in place, not copied out
+    got = lsh.candidate_pairs(sig, 3, 2, valid=valid)
+    assert got.tolist() == brute_candidates(sig, 3, 2, valid).tolist()
+
+
+def test_candidate_pairs_read_a_strided_view():
+    """A column slice (not C-contiguous) gives the pairs of its copy."""
+    rng = np.random.default_rng(4)
+    sig = rng.integers(0, 3, size=(60, 10)).astype(np.uint32)
+    valid = rng.random(60) < 0.8
+    view = sig[:, 2:8]
+    assert not view.flags.c_contiguous
+    got = ns.candidate_pairs(view, 3, 2, valid=valid)
+    assert got.tolist() == brute_candidates(view.copy(), 3, 2, valid).tolist()
 
 
 def test_band_keys_equal_for_equal_bands():
