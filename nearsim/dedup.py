@@ -255,8 +255,8 @@ def dedup(
     read = dict(text_field=text_field, id_field=id_field, on_error=on_error, batch_size=batch_size)
 
     ids: list[str] = []
-    sig_parts: list[np.ndarray] = []
-    valid_parts: list[np.ndarray] = []
+    sig = _Rows((settings.num_perm,), np.uint32)
+    valid = _Rows((), np.bool_)
     reader = iter_corpus(paths, **read)
     batches = reader.lists()
     with clock.stage("read"):
@@ -272,15 +272,13 @@ def dedup(
             batch_ids, batch_texts = batch
             with clock.stage("signatures"):
                 valid_part, sig_part = sign_batch(batch_texts, settings)
-                valid_parts.append(valid_part)
-                sig_parts.append(sig_part)
+                valid.append(valid_part)
+                sig.append(sig_part)
             ids.extend(batch_ids)
             bar.update(len(batch_texts))
             with clock.stage("read"):
                 batch = next(batches, None)
-    valid = _concat(valid_parts, (0,), bool)
-    sig = _concat(sig_parts, (0, settings.num_perm), np.uint32)
-    del sig_parts, valid_parts
+    valid, sig = valid.array(), sig.array()
 
     with clock.stage("bands", f"banding: {settings.bands} bands × {settings.rows} rows"):
         cand = candidate_pairs(sig, settings.bands, settings.rows, valid=valid, max_pairs=max_pairs)
@@ -365,10 +363,27 @@ def sign_batch(texts: list[str], settings: Settings) -> tuple[np.ndarray, np.nda
     return run.get(ROW_STAGES[1]), run.get(ROW_STAGES[2])
 
 
-def _concat(parts: list[np.ndarray], empty_shape: tuple, dtype) -> np.ndarray:
-    if not parts:
-        return np.zeros(empty_shape, dtype=dtype)
-    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+class _Rows:
+    """Rows appended batch by batch to one array that grows in place.
+
+    ``ndarray.resize`` reallocates the array (glibc moves a large block's pages with
+    ``mremap``, without copying them), so the signatures are never held twice: joining
+    the batches with ``np.concatenate`` did, at the peak of a run (512 MB more at a
+    million documents, k = 128). It grows by each batch exactly: ``resize`` zero-fills
+    what it adds, so room kept ahead would be memory in use.
+    """
+
+    def __init__(self, tail: tuple[int, ...], dtype):
+        self._rows = np.zeros((0, *tail), dtype=dtype)
+
+    def append(self, part: np.ndarray) -> None:
+        n = self._rows.shape[0]
+        self._rows.resize((n + part.shape[0], *self._rows.shape[1:]), refcheck=False)
+        self._rows[n:] = part
+
+    def array(self) -> np.ndarray:
+        """Every row appended so far (the array itself: appending again would move it)."""
+        return self._rows
 
 
 def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, clock) -> np.ndarray:

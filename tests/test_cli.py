@@ -165,6 +165,25 @@ def test_sign_batch_equals_the_pipeline_stages(options):
     assert not valid.all()  # the empty documents are there, and left out
 
 
+@given(st.lists(st.integers(0, 40), max_size=8), st.integers(1, 5))
+@settings(max_examples=60, deadline=None)
+def test_rows_grown_in_place_equal_the_batches_joined(sizes, k):
+    """dedup keeps the signatures in one array grown batch by batch (never two copies):
+    the same rows as joining the batches, empty batches and no batch at all included."""
+    from nearsim.dedup import _Rows
+
+    rng = np.random.default_rng(len(sizes) * 7 + k)
+    batches = [rng.integers(0, 2**32, size=(m, k), dtype=np.uint32) for m in sizes]
+    rows, flags = _Rows((k,), np.uint32), _Rows((), np.bool_)
+    for b in batches:
+        rows.append(b)
+        flags.append(b[:, 0] % 2 == 0)
+    joined = np.concatenate(batches) if batches else np.zeros((0, k), np.uint32)
+    assert rows.array().dtype == np.uint32 and rows.array().shape == (sum(sizes), k)
+    np.testing.assert_array_equal(rows.array(), joined)
+    np.testing.assert_array_equal(flags.array(), joined[:, 0] % 2 == 0)
+
+
 def test_dedup_with_min_shingles_equals_the_library(corpus, tmp_path):
     """A min_shingles above 1 leaves some documents without a signature (the pipeline's
     own stages run then): still the library's answer."""
