@@ -13,6 +13,7 @@ wrong and what is accepted; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import os
 import re
@@ -169,9 +170,8 @@ def cmd_dedup(args: argparse.Namespace) -> int:
     for path in args.inputs:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
-    from .dedup import prepare_output, write_outputs
-
-    prepare_output(args.out)
+    if args.engine == "local" and args.scheduler is not None:
+        raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
     common = {
         "text_field": args.text_field,
         "id_field": args.id_field,
@@ -179,15 +179,17 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         "on_error": args.on_error,
         "progress": not args.quiet,
     }
+    from .dedup import prepare_output, write_outputs
+
+    prepare_output(args.out)
     if args.engine == "dask":
         from .dask_engine import dedup_dask
 
+        gc.enable()  # off in the console script (nearsim._console); a client runs an event loop
         result = dedup_dask(
             args.inputs, settings, scheduler=args.scheduler, workers=args.workers, **common
         )
     else:
-        if args.scheduler is not None:
-            raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
         from .dedup import dedup
 
         result = dedup(args.inputs, settings, **common)

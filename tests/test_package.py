@@ -104,3 +104,44 @@ def test_nearsim_dedup_never_loads_pandas(tmp_path, name):
     assert "pandas" not in loaded_after(code)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["documents"] == 4 and summary["pairs"] == 3 and summary["clusters"] == 1
+
+
+def test_the_console_script_settles_the_process_before_numpy_loads():
+    """``nearsim`` turns the collector off and quiets the thread pools it never uses, and
+    must do so before NumPy loads (OpenBLAS reads its variable then); a value the user
+    set is kept."""
+    code = (
+        "import gc, json, os, sys\n"
+        "os.environ['OMP_WAIT_POLICY'] = 'ACTIVE'\n"
+        "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+        "from nearsim import _console\n"
+        "assert 'numpy' not in sys.modules\n"
+        "_console.prepare()\n"
+        "print(json.dumps([gc.isenabled(), os.environ['OPENBLAS_NUM_THREADS'], "
+        "os.environ['OMP_WAIT_POLICY']]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert json.loads(out.stdout) == [False, "1", "ACTIVE"]
+
+
+def test_both_ways_in_go_through_the_console_settings():
+    """The installed ``nearsim`` and ``python -m nearsim`` start at ``_console``, whose
+    settings must come before anything loads NumPy."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="nearsim")
+    assert script.value == "nearsim._console:entry_point"
+    code = (
+        "import runpy, sys\nsys.argv = ['nearsim', '--help']\n"
+        "runpy.run_module('nearsim', run_name='__main__')"
+    )
+    probe = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    loaded = [line.rsplit("|", 1)[-1].strip() for line in probe.stderr.splitlines()]
+    assert loaded.index("nearsim._console") < loaded.index("numpy")
