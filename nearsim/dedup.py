@@ -387,8 +387,10 @@ class _Rows:
 
 
 def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, clock) -> np.ndarray:
-    """Exact Jaccard of the candidate pairs, from a second read of the corpus."""
-    from .exact import pair_jaccard
+    """Exact Jaccard of the candidate pairs, from a second read of the corpus (their
+    documents' shingles, compared by their bytes: ``nearsim._pair_overlap``, which
+    ``pair_jaccard`` uses too, without its checks of user input and without pandas)."""
+    from ._pair_overlap import jaccard, pair_overlaps
 
     involved = unique_int(cand.ravel())
     texts: list[str] = []
@@ -398,8 +400,9 @@ def _exact_jaccard(paths, read: dict, settings: Settings, cand: np.ndarray, cloc
         texts.extend(batch[t - row] for t in involved[lo:hi].tolist())
         row += len(batch)
     flat = text_shingles(texts, **settings.shingle_options())
-    local = np.searchsorted(involved, cand)
-    return pair_jaccard(flat, local)
+    first, second = np.searchsorted(involved, cand[:, 0]), np.searchsorted(involved, cand[:, 1])
+    inter, sizes = pair_overlaps(flat, np.arange(involved.shape[0]), first, second)
+    return jaccard(inter, sizes[first], sizes[second])
 
 
 # -- output files ------------------------------------------------------------------------

@@ -40,9 +40,11 @@ import pandas as pd
 
 from . import _join
 from ._arrays import unique_int
+from ._hashing import FlatShingles, flatten
+from ._pair_overlap import jaccard, pair_overlaps
 from ._validation import check_choice, check_threshold
 from ._validation_arrays import check_mask, check_pairs
-from .tokens import TokenSets, as_token_sets, checked_sets, n_documents, subset
+from .tokens import TokenSets, _flat_arrays, as_token_sets, checked_sets, n_documents
 
 __all__ = [
     "AUTO_BRUTE_LIMIT",
@@ -220,7 +222,9 @@ def pair_jaccard(sets, pairs) -> np.ndarray:
     ----------
     sets : sequence of sequences of str, length n, or FlatShingles, or TokenSets
         As for :func:`exact_pairs`. From a list or FlatShingles only the documents in
-        ``pairs`` are interned, so asking about a few pairs of a large corpus is cheap.
+        ``pairs`` are read, and not interned: each one's shingles are put in hash order
+        and each pair's two lists merged, bytes compared where hashes are equal
+        (``nearsim._pair_overlap``), so asking about some pairs of a large corpus is cheap.
     pairs : array_like of int, shape (m, 2), or pandas.DataFrame with columns i, j
         Rows ``0 <= i, j < n`` in any order; repeats and ``i == j`` allowed.
 
@@ -249,16 +253,20 @@ def pair_jaccard(sets, pairs) -> np.ndarray:
         return np.empty(0, np.float64)
     pi, pj = arr[:, 0], arr[:, 1]
     if isinstance(sets, TokenSets):
-        tokens = sets
-    else:
+        order = np.argsort(pi, kind="stable")  # equal first documents together: marked once
+        inter = np.empty(arr.shape[0], np.int64)
+        inter[order] = _join.overlaps(sets, sets.verification(), pi[order], pj[order])
+        sizes = sets.lengths
+    else:  # not interned: only the pairs' documents, by their shingles' bytes
         docs = unique_int(arr.ravel())  # np.unique without an inverse is slow in NumPy 2.4
-        tokens = subset(sets, docs)
         pi, pj = np.searchsorted(docs, pi), np.searchsorted(docs, pj)
-    order = np.argsort(pi, kind="stable")  # equal first documents together: marked once
-    inter = np.empty(arr.shape[0], np.int64)
-    inter[order] = _join.overlaps(tokens, tokens.verification(), pi[order], pj[order])
-    union = tokens.lengths[pi] + tokens.lengths[pj] - inter
-    return inter.astype(np.float64) / np.maximum(union, 1).astype(np.float64)
+        if isinstance(sets, FlatShingles):
+            flat = FlatShingles(*_flat_arrays(sets, "sets"))
+        else:
+            flat = flatten([sets[d] for d in docs.tolist()], "sets")
+            docs = np.arange(docs.shape[0], dtype=np.int64)
+        inter, sizes = pair_overlaps(flat, docs, pi, pj)
+    return jaccard(inter, sizes[pi], sizes[pj])
 
 
 @dataclass(frozen=True)
@@ -379,7 +387,6 @@ def warm_up() -> None:
     of a second. Call it from a set-up step or a background thread at start-up so the
     first real request does not pay for it.
     """
-    from ._hashing import flatten
     from .sample import similarity_sample
 
     sets = [["abcde", "bcdef", "cdefg"], ["abcde", "bcdef", "xyz"], [], ["é" * 20, "q"]] * 3
@@ -388,4 +395,5 @@ def warm_up() -> None:
     exact_pairs(tokens, 0.5, method="ppjoin")
     join_funnel(tokens, 0.5)
     pair_jaccard(tokens, [[0, 1]])
+    pair_jaccard(flatten(sets), [[0, 1]])  # not interned: nearsim dedup --verify exact
     similarity_sample(tokens, all_pairs_limit=2, sample_size=10)

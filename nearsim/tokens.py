@@ -160,31 +160,6 @@ def _made(offsets, tokens, lengths, vocab) -> TokenSets:
     return TokenSets(_frozen(offsets), _frozen(tokens), _frozen(lengths), int(vocab))
 
 
-def subset(sets, docs: np.ndarray) -> TokenSets:
-    """Tokens of only the documents ``docs`` (sorted, distinct), in that order.
-
-    For questions about a few documents of a corpus not yet interned: interning a
-    handful of documents is much cheaper than the whole corpus. A TokenSets is sliced
-    without interning again (ids keep their corpus-wide numbering).
-    """
-    if isinstance(sets, TokenSets):
-        starts, ends = sets.offsets[docs], sets.offsets[docs + 1]
-        lengths = ends - starts
-        offsets = np.zeros(docs.size + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        take = np.repeat(starts - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
-        return _made(offsets, sets.tokens[take], lengths, sets.vocab)
-    if isinstance(sets, FlatShingles):
-        buf, starts, ends, offsets = _flat_arrays(sets, "sets")
-        lo, hi = offsets[docs], offsets[docs + 1]
-        counts = hi - lo
-        new_off = np.zeros(docs.size + 1, np.int64)
-        np.cumsum(counts, out=new_off[1:])
-        take = np.repeat(lo - new_off[:-1], counts) + np.arange(int(new_off[-1]))
-        return TokenSets.from_shingles(FlatShingles(buf, starts[take], ends[take], new_off))
-    return TokenSets.from_shingles([sets[d] for d in docs.tolist()])
-
-
 def checked_sets(sets, name: str = "sets"):
     """``sets`` checked but not interned: a TokenSets or FlatShingles as given, anything
     else as a validated list of documents (so a generator is read once)."""

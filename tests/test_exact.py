@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim import _join
+from nearsim import _join, _pair_overlap
 from nearsim._hashing import flatten
 from nearsim._intern import _factorize_part
 from nearsim.exact import (
@@ -430,6 +430,27 @@ def test_pair_jaccard_equals_python_sets(sets, data):
         got = pair_jaccard(form, arr)
         assert got.dtype == np.float64 and got.shape == (len(pairs),)
         assert got.tolist() == want
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), data=st.data(), buckets=st.sampled_from([1, 2, 7]))
+def test_pair_jaccard_counts_bytes_not_hashes(sets, data, buckets):
+    """Shingles not yet interned are matched by hash and then by their bytes: with every
+    hash forced into one to seven values (collisions everywhere) and shingles repeated
+    inside a document, the answer is still that of Python sets."""
+    if not sets:
+        sets = [[]]
+    rng = random.Random(len(sets) * 31 + buckets)
+    sets = [s + [x for x in s if rng.random() < 0.3] for s in sets]  # repeats
+    n = len(sets)
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
+    want = [_jaccard(sets[a], sets[b]) for a, b in pairs]
+    arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    real = _pair_overlap.span_hashes
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_pair_overlap, "span_hashes", lambda flat: real(flat) % np.uint32(buckets))
+        for form in (sets, flatten(sets)):
+            assert pair_jaccard(form, arr).tolist() == want
 
 
 def test_pair_jaccard_equals_the_join_and_reads_frames():

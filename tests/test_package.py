@@ -88,10 +88,15 @@ def _write(path, rows):
         path.write_bytes(gzip.compress(lines) if path.suffix == ".gz" else lines)
 
 
-@pytest.mark.parametrize("name", ["c.jsonl", "c.jsonl.gz", "c.parquet", "c.csv"])
-def test_nearsim_dedup_never_loads_pandas(tmp_path, name):
-    """The whole run — records in, signatures, bands, estimate filter, clusters, Parquet
-    out — without pandas: its import alone was a tenth of a 100,000-document run."""
+@pytest.mark.parametrize(
+    ("name", "verify"),
+    [("c.jsonl", "estimate"), ("c.jsonl.gz", "estimate"), ("c.parquet", "estimate"),
+     ("c.csv", "estimate"), ("c.jsonl", "exact"), ("c.parquet", "none")],
+)  # fmt: skip
+def test_nearsim_dedup_never_loads_pandas(tmp_path, name, verify):
+    """The whole run — records in, signatures, bands, the filter (estimate, exact or
+    none), clusters, Parquet out — without pandas: its import alone was a tenth of a
+    100,000-document run (``--verify exact`` loaded it through ``nearsim.exact``)."""
     texts = ["the quick brown fox jumps over the lazy dog"] * 3 + ["an unrelated text"]
     corpus = tmp_path / name
     _write(corpus, [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)])
@@ -99,7 +104,7 @@ def test_nearsim_dedup_never_loads_pandas(tmp_path, name):
     code = (
         "from nearsim.cli import main\n"
         f"assert main(['dedup', {str(corpus)!r}, '--out', {str(out)!r}, '--id-field', 'id', "
-        "'--quiet']) == 0"
+        f"'--quiet', '--verify', {verify!r}]) == 0"
     )
     assert "pandas" not in loaded_after(code)
     summary = json.loads((out / "summary.json").read_text())

@@ -13,7 +13,7 @@ import nearsim as ns
 import nearsim.exact as exact_module
 from nearsim import _intern
 from nearsim._hashing import FlatShingles, flatten, text_shingles
-from nearsim.tokens import TokenSets, as_token_sets, subset
+from nearsim.tokens import TokenSets, as_token_sets
 
 shingle_text = st.one_of(
     st.text(max_size=20),  # any code points, NUL and lone surrogates included
@@ -85,18 +85,6 @@ def test_verification_index_is_made_once_per_object():
     first = ts.verification()
     assert ts.verification() is first
     assert ts.verification(fbits=64, hbits=0) is not first
-
-
-def test_subset_keeps_the_documents():
-    sets = [["a", "b"], ["b", "c"], [], ["c", "d", "a"], ["e"]]
-    docs = np.array([0, 2, 3])
-    flat = flatten(sets)
-    whole = TokenSets.from_shingles(sets)
-    for form in (sets, flat, whole):
-        part = subset(form, docs)
-        assert part.n == 3 and part.lengths.tolist() == [2, 0, 3]
-    cut = subset(whole, docs)
-    assert cut.document(2).tolist() == whole.document(3).tolist()
 
 
 def test_no_module_level_cache():
