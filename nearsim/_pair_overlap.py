@@ -17,23 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._hashing import FlatShingles
+from ._hashing import FlatShingles, _same_bytes
 
 
 def span_hashes(flat: FlatShingles) -> np.ndarray:
     """The hash that orders each shingle: MurmurHash3 (32-bit) of its bytes; uint32,
     shape (m,). Any function of the bytes would do (the tests force collisions)."""
     return flat.hashes(0)
-
-
-@njit(cache=True, inline="always")
-def _same_bytes(buf, s1, e1, s2, e2):
-    if e1 - s1 != e2 - s2:
-        return False
-    for t in range(e1 - s1):
-        if buf[s1 + t] != buf[s2 + t]:
-            return False
-    return True
 
 
 @njit(cache=True, parallel=True)
