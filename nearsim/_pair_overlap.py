@@ -94,7 +94,8 @@ def pair_overlaps(
     flat : FlatShingles
         Checked spans (inside the buffer); repeats within a document allowed.
     docs : ndarray of int64, shape (u,)
-        Distinct documents of ``flat`` that the pairs use, sorted.
+        Distinct documents of ``flat`` that the pairs use, sorted (all of them: no copy of
+        the spans is made).
     first, second : ndarray of int64, shape (m,)
         Each pair as two positions in ``docs``.
 
@@ -108,11 +109,14 @@ def pair_overlaps(
     offsets = np.asarray(flat.doc_offsets, dtype=np.int64)
     starts = np.asarray(flat.starts, dtype=np.int64)
     ends = np.asarray(flat.ends, dtype=np.int64)
-    lo, hi = offsets[docs], offsets[docs + 1]
-    base = np.zeros(docs.shape[0] + 1, np.int64)  # the documents' shingles, back to back
-    np.cumsum(hi - lo, out=base[1:])
-    take = np.repeat(lo - base[:-1], hi - lo) + np.arange(int(base[-1]))
-    s, e = starts[take], ends[take]
+    if docs.shape[0] == offsets.shape[0] - 1:  # every document (sorted, distinct): as laid out
+        base, s, e = offsets, starts, ends
+    else:  # the documents' shingles, back to back
+        lo, hi = offsets[docs], offsets[docs + 1]
+        base = np.zeros(docs.shape[0] + 1, np.int64)
+        np.cumsum(hi - lo, out=base[1:])
+        take = np.repeat(lo - base[:-1], hi - lo) + np.arange(int(base[-1]))
+        s, e = starts[take], ends[take]
     hashes = span_hashes(FlatShingles(flat.buf, s, e, base))
     h = np.empty_like(hashes)
     out_s, out_e = np.empty_like(s), np.empty_like(e)

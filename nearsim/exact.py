@@ -44,7 +44,7 @@ from ._hashing import FlatShingles, flatten
 from ._pair_overlap import jaccard, pair_overlaps
 from ._validation import check_choice, check_threshold
 from ._validation_arrays import check_mask, check_pairs
-from .tokens import TokenSets, _flat_arrays, as_token_sets, checked_sets, n_documents
+from .tokens import TokenSets, as_token_sets, checked_sets, n_documents
 
 __all__ = [
     "AUTO_BRUTE_LIMIT",
@@ -261,7 +261,7 @@ def pair_jaccard(sets, pairs) -> np.ndarray:
         docs = unique_int(arr.ravel())  # np.unique without an inverse is slow in NumPy 2.4
         pi, pj = np.searchsorted(docs, pi), np.searchsorted(docs, pj)
         if isinstance(sets, FlatShingles):
-            flat = FlatShingles(*_flat_arrays(sets, "sets"))
+            flat = sets
         else:
             flat = flatten([sets[d] for d in docs.tolist()], "sets")
             docs = np.arange(docs.shape[0], dtype=np.int64)

@@ -161,13 +161,13 @@ def _made(offsets, tokens, lengths, vocab) -> TokenSets:
 
 
 def checked_sets(sets, name: str = "sets"):
-    """``sets`` checked but not interned: a TokenSets or FlatShingles as given, anything
-    else as a validated list of documents (so a generator is read once)."""
+    """``sets`` checked but not interned: a TokenSets as given, a FlatShingles with its
+    checked arrays (contiguous, the kernels' dtypes), anything else as a validated list of
+    documents (so a generator is read once)."""
     if isinstance(sets, TokenSets):
         return sets
     if isinstance(sets, FlatShingles):
-        _flat_arrays(sets, name)
-        return sets
+        return FlatShingles(*_flat_arrays(sets, name))
     return check_shingle_sets(sets, name, accepted=ACCEPTED)
 
 
