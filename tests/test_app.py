@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,35 @@ def no_errors(at: AppTest) -> None:
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+SCRIPTS = ["app.py", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("app_pages/*.py"))]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_no_page_script_draws_by_magic(script):
+    """Streamlit's magic draws a bare expression as if passed to st.write: a note written as a
+    string under a constant appeared on the MinHash page as text. Every page calls Streamlit
+    for what it draws, and the config turns magic off; here Streamlit's own magic pass must
+    also find nothing to draw in any page script."""
+    from streamlit.runtime.scriptrunner.magic import MAGIC_MODULE_NAME, add_magic
+
+    tree = add_magic((ROOT / script).read_text(), script)
+    drawn = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == MAGIC_MODULE_NAME
+    ]
+    assert drawn == [], f"{script}: magic would draw the expressions on lines {drawn}"
+
+
+def test_the_config_turns_magic_off_and_keeps_usage_statistics_home():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["magicEnabled"] is False
+    assert config["browser"]["gatherUsageStats"] is False
 
 
 @pytest.mark.parametrize(("path", "title"), PAGES)
