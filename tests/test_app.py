@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import html
 import tomllib
 from pathlib import Path
 
@@ -36,6 +37,18 @@ def no_errors(at: AppTest) -> None:
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+def drew_figures(at: AppTest) -> int:
+    """How many metrics, tables, charts, code blocks and shingle lists the main area holds."""
+    shingles = [m for m in at.main.markdown if 'data-testid="nearsimShingles"' in m.value]
+    return (
+        len(at.main.metric)
+        + len(at.main.dataframe)
+        + len(at.main.get("vega_lite_chart"))
+        + len(at.main.get("code"))
+        + len(shingles)
+    )
 
 
 SCRIPTS = ["app.py", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("app_pages/*.py"))]
@@ -181,6 +194,25 @@ def test_paste_source():
     assert metrics(at)["True pairs (exact J ≥ t)"] == "1"
 
 
+def test_the_shingles_tab_lists_the_documents_shingles_as_text_never_as_html():
+    """The list is drawn as HTML (a code block's highlighter cost the browser 0.25 s on the
+    page's first visit), so every shingle must be escaped: text that looks like a tag is
+    shown, not obeyed."""
+    from nearsim import shingles
+
+    text = "<b>bold</b> & <script>alert(1)</script> x"
+    at = app({"source": "paste", "shingle_k": "3", "min_shingles": "0"})
+    at.run()
+    at.text_area(key="paste_text").input(f"a first line\n{text}").run()
+    at.switch_page("app_pages/minhash.py").run()
+    no_errors(at)
+    [block] = [m.value for m in at.main.markdown if "nearsimShingles" in m.value]
+    expected = [s.replace(" ", "␣") for s in shingles(text, k=3)]
+    body = block.split(">", 1)[1].rsplit("</div>", 1)[0]
+    assert html.unescape(body).split(" · ") == expected
+    assert "<" not in body and ">" not in body  # every tag-like piece escaped
+
+
 def test_one_pasted_document_is_explained_not_an_error():
     at = app({"source": "paste"})
     at.run()
@@ -215,8 +247,7 @@ def test_csv_defaults_to_the_text_column_and_survives_every_page():
         at.switch_page(path).run()
         no_errors(at)
         assert not any("Upload a CSV" in i.value for i in at.info), path
-        drawn = len(at.main.metric) + len(at.main.dataframe) + len(at.main.get("code"))
-        assert drawn, f"{path} drew no figures from the CSV's documents"
+        assert drew_figures(at), f"{path} drew no figures from the CSV's documents"
     at.switch_page("app_pages/documents.py").run()
     no_errors(at)
     assert at.selectbox(key="csv_column").value == "description"

@@ -135,9 +135,10 @@ def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
     expect(title(page)).to_have_text(heading)
     assert urlsplit(page.url).path == path
     assert_no_errors(page, path)
-    # the page drew more than its title: metrics, charts, tables or code
+    # the page drew more than its title: metrics, charts, tables, code or a shingle list
     drawn = '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], '
-    drawn += '[data-testid="stDataFrame"], [data-testid="stCode"]'
+    drawn += '[data-testid="stDataFrame"], [data-testid="stCode"], '
+    drawn += '[data-testid="nearsimShingles"]'
     assert page.get_by_test_id("stMain").locator(drawn).count()
     shot = tmp_path / (re.sub(r"\W+", "_", _nav).strip("_").lower() + ".png")
     page.screenshot(path=str(shot))  # the viewport: a full page re-lays out every chart

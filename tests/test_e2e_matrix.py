@@ -87,7 +87,8 @@ def test_every_source_through_every_page_and_tab(app_server, new_context, source
             assert not unavailable.count(), f"{where}: the documents did not reach the page"
             drawn = page.get_by_test_id("stMain").locator(
                 '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], '
-                '[data-testid="stDataFrame"], [data-testid="stCode"]'
+                '[data-testid="stDataFrame"], [data-testid="stCode"], '
+                '[data-testid="nearsimShingles"]'
             )
             assert drawn.count(), f"{where}: nothing drawn"
     assert_log_clean(app_server)
