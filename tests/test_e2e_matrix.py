@@ -197,3 +197,48 @@ def test_five_sessions_on_20000_documents_at_once_stay_bounded_and_answer(chromi
         print(f"server peak memory with five sessions: {peak[0] / 2**30:.2f} GB")
         assert peak[0] < MEMORY_BOUND, f"server peak memory {peak[0] / 2**30:.2f} GB"
         assert_log_clean(server)
+
+
+TEACHING = [  # (page, tab, words the view explains itself with, draws a chart)
+    ("/minhash", "A pair", "The estimator's spread.", True),
+    ("/minhash", "Worked example", "The signature matrix after", False),
+    ("/minhash", "Choosing k", "in one document only", True),
+    ("/results", "Missed pairs", "Not a candidate", True),
+    ("/results", "False candidates", "A candidate pair", True),
+    ("/results", "Estimate against exact", "MinHash estimate against its exact similarity", True),
+    ("/results", "How the truth is computed", "Pairs left after each step of the exact join", True),
+    ("/clusters", None, "Why a member joined", True),
+]
+
+
+# Each chart's plot height; Streamlit draws a chart of over 2,000 points on a canvas, where
+# the plot area cannot be told from the axes: there, the canvas's height.
+_CHART_HEIGHTS_JS = """
+() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]')).map((c) => {
+    const bg = c.querySelector('g.role-frame.root > g > path.background');
+    const canvas = c.querySelector('canvas');
+    const box = bg || canvas;
+    return box ? box.getBoundingClientRect().height : -1;
+})
+"""
+
+
+def test_every_teaching_view_works_at_20000_documents(app_server, new_context):
+    """Issue 9, "done when": the teaching views work in the browser at 20,000 documents.
+    Each view is opened as a user would (the page, then its tab), must show no error, say
+    what it shows, and draw its charts with room for their data."""
+    page = new_context().new_page()
+    page.set_default_timeout(180_000)
+    for path, tab, words, charts in TEACHING:
+        where = f"{path} {tab or ''} at 20,000 documents"
+        if not page.url.startswith(app_server.base + path + "?"):
+            open_app(page, f"{app_server.base}{path}?n_docs=20000", timeout=180_000)
+        if tab is not None:
+            page.get_by_role("tab", name=tab, exact=True).click()
+            wait_idle(page, timeout=180_000)
+        assert_no_errors(page, where)
+        expect(page.get_by_test_id("stMain").get_by_text(words).first).to_be_visible()
+        heights = page.evaluate(_CHART_HEIGHTS_JS)
+        assert bool(heights) == charts, f"{where}: {len(heights)} charts drawn"
+        assert not heights or min(heights) > 100, f"{where}: plot heights {heights}"
+    assert_log_clean(app_server)
