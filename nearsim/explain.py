@@ -16,6 +16,7 @@ import pandas as pd
 from numba import njit
 
 from ._hashing import text_shingles
+from ._pair_overlap import jaccard
 from ._validation import ArgumentTypeError, check_banding, check_choice, check_int
 from ._validation_arrays import check_texts
 from .minhash import MinHasher, estimate_jaccard, standard_error
@@ -400,8 +401,7 @@ def _hashed_jaccard(hashes: np.ndarray, offsets: np.ndarray, pairs: np.ndarray) 
     # One NumPy sort (its vectorised one: a few ms) puts each document's hashes in order.
     keys = np.sort((docs << np.uint64(32)) | hashes.astype(np.uint64)).astype(np.uint32)
     inter = _sorted_overlaps(keys, offsets, pairs[:, 0], pairs[:, 1])
-    union = lengths[pairs[:, 0]] + lengths[pairs[:, 1]] - inter
-    return inter / np.maximum(union, 1)  # as pair_jaccard: 0 / 1 when both are empty
+    return jaccard(inter, lengths[pairs[:, 0]], lengths[pairs[:, 1]])  # as pair_jaccard
 
 
 @njit(cache=True, nogil=True)
