@@ -129,6 +129,14 @@ def assert_log_clean(server: AppServer) -> None:
 
 
 # -- every page by its address -------------------------------------------------------------
+DRAWN = (
+    '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], [data-testid="stDataFrame"], '
+    '[data-testid="stCode"], [data-testid="nearsimShingles"]'
+)
+"""What a view draws besides words: metrics, charts, tables, code, the MinHash page's list of
+shingles."""
+
+
 @pytest.mark.parametrize(("path", "heading", "_nav"), PAGES, ids=[n for _, _, n in PAGES])
 def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
     open_app(page, app_server.base + path)
@@ -136,10 +144,7 @@ def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
     assert urlsplit(page.url).path == path
     assert_no_errors(page, path)
     # the page drew more than its title: metrics, charts, tables, code or a shingle list
-    drawn = '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], '
-    drawn += '[data-testid="stDataFrame"], [data-testid="stCode"], '
-    drawn += '[data-testid="nearsimShingles"]'
-    assert page.get_by_test_id("stMain").locator(drawn).count()
+    assert page.get_by_test_id("stMain").locator(DRAWN).count()
     shot = tmp_path / (re.sub(r"\W+", "_", _nav).strip("_").lower() + ".png")
     page.screenshot(path=str(shot))  # the viewport: a full page re-lays out every chart
     assert shot.stat().st_size > 10_000
@@ -148,17 +153,21 @@ def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
 
 # -- every chart has room to draw its data -------------------------------------------------
 _PLOT_HEIGHTS_JS = """
-() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]')).map((c) => {
+([canvas]) => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]')).map((c) => {
     // the root frame's background is the plot area (axes, titles and legends around it)
-    const bg = c.querySelector('g.role-frame.root > g > path.background');
-    return bg ? bg.getBoundingClientRect().height : -1;
+    const box = c.querySelector('g.role-frame.root > g > path.background')
+        || (canvas ? c.querySelector('canvas') : null);
+    return box ? box.getBoundingClientRect().height : -1;
 })
 """
 
 
-def plot_heights(page) -> list[float]:
-    """Height in pixels of the plot area of every chart on the page."""
-    return page.evaluate(_PLOT_HEIGHTS_JS)
+def plot_heights(page, *, canvas: bool = False) -> list[float]:
+    """Height in pixels of the plot area of every chart on the page; -1 for a chart with
+    no SVG plot area. Streamlit draws a chart of over 2,000 points on a canvas, where the
+    plot cannot be told from the axes: with ``canvas``, such a chart counts the canvas's
+    whole height."""
+    return page.evaluate(_PLOT_HEIGHTS_JS, [canvas])
 
 
 CHART_PAGES = [p for p in PAGES if p[0] in ("/", "/banding", "/results", "/compare")]

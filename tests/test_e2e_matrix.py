@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 from e2e_server import CHROMIUM, PAGES, AppServer, open_app, wait_idle
 from test_app_matrix import TEXTS, source_files
-from test_e2e import assert_log_clean, assert_no_errors, choose, plot_heights, sidebar, title
+from test_e2e import (
+    DRAWN,
+    assert_log_clean,
+    assert_no_errors,
+    choose,
+    plot_heights,
+    sidebar,
+    title,
+)
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -85,11 +93,7 @@ def test_every_source_through_every_page_and_tab(app_server, new_context, source
             assert_no_errors(page, where)
             unavailable = page.get_by_text("on the Documents page", exact=False)
             assert not unavailable.count(), f"{where}: the documents did not reach the page"
-            drawn = page.get_by_test_id("stMain").locator(
-                '[data-testid="stMetric"], [data-testid="stVegaLiteChart"], '
-                '[data-testid="stDataFrame"], [data-testid="stCode"], '
-                '[data-testid="nearsimShingles"]'
-            )
+            drawn = page.get_by_test_id("stMain").locator(DRAWN)
             assert drawn.count(), f"{where}: nothing drawn"
     assert_log_clean(app_server)
 
@@ -211,18 +215,6 @@ TEACHING = [  # (page, tab, words the view explains itself with, draws a chart)
 ]
 
 
-# Each chart's plot height; Streamlit draws a chart of over 2,000 points on a canvas, where
-# the plot area cannot be told from the axes: there, the canvas's height.
-_CHART_HEIGHTS_JS = """
-() => Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]')).map((c) => {
-    const bg = c.querySelector('g.role-frame.root > g > path.background');
-    const canvas = c.querySelector('canvas');
-    const box = bg || canvas;
-    return box ? box.getBoundingClientRect().height : -1;
-})
-"""
-
-
 def test_every_teaching_view_works_at_20000_documents(app_server, new_context):
     """Issue 9, "done when": the teaching views work in the browser at 20,000 documents.
     Each view is opened as a user would (the page, then its tab), must show no error, say
@@ -238,7 +230,7 @@ def test_every_teaching_view_works_at_20000_documents(app_server, new_context):
             wait_idle(page, timeout=180_000)
         assert_no_errors(page, where)
         expect(page.get_by_test_id("stMain").get_by_text(words).first).to_be_visible()
-        heights = page.evaluate(_CHART_HEIGHTS_JS)
+        heights = plot_heights(page, canvas=True)
         assert bool(heights) == charts, f"{where}: {len(heights)} charts drawn"
         assert not heights or min(heights) > 100, f"{where}: plot heights {heights}"
     assert_log_clean(app_server)
