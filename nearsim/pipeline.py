@@ -45,7 +45,7 @@ from .lsh import candidate_pairs
 from .minhash import MinHasher, estimate_pairs
 from .predict import Prediction, predict, similarity_weights
 from .sample import similarity_sample
-from .settings import FIELD_SPECS, Settings
+from .settings import FIELD_SPECS, RunSettings, Settings
 from .simhash import SimHasher
 from .simhash_stages import (
     SIMHASH_SEED,
@@ -497,8 +497,8 @@ class Runner:
         digest: str | None = None,
     ):
         self.texts = check_texts(texts)
-        if settings is not None:
-            check_instance(settings, "settings", Settings, "a nearsim Settings, or None")
+        if settings is not None:  # a RunSettings runs the stages that read only its fields
+            check_instance(settings, "settings", RunSettings, "a nearsim Settings, or None")
         self.settings = settings or Settings()
         self._fetch = check_callable(
             fetch, "fetch", "a callable fetch(stage, runner)", optional=True

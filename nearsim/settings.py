@@ -1,9 +1,14 @@
-"""One object holding every setting, validated, with defaults, and its Share link.
+"""The settings, validated, with defaults, and the Share link.
 
-:class:`Settings` is a frozen dataclass. Its fields are the URL query keys of the Share
-link and (with ``-`` for ``_``) the command line's option names. :data:`FIELD_SPECS`
-describes each field once (label, help, accepted values) so the app's widgets, the
-command line's options and the error messages all come from the same place.
+:class:`RunSettings` holds what changes a run — shingling, MinHash, banding, the
+threshold — and is what the library's corpus commands take (``nearsim dedup``). Its
+extension :class:`Settings` adds what only the explorer uses: the document source, the
+generated Example's size and seed, and the SimHash distance. Both are frozen dataclasses
+whose fields are the URL query keys of the Share link and (with ``-`` for ``_``) the
+command line's option names. :data:`FIELD_SPECS` describes each field once (label, help,
+accepted values) so the app's widgets, the command line's options and the error messages
+all come from the same place; :data:`RUN_FIELDS` and :data:`EXPLORER_FIELDS` say which
+class holds which.
 
 When ``auto_tune`` is on, ``bands`` and ``rows`` always hold the tuner's choice for
 ``(threshold, num_perm, fp_weight)`` — ``nearsim.lsh.tune(threshold, num_perm,
@@ -31,7 +36,16 @@ from ._validation import (
     check_int,
 )
 
-__all__ = ["FIELD_SPECS", "FieldSpec", "Settings", "fit_banding", "tuned_bands_rows"]
+__all__ = [
+    "EXPLORER_FIELDS",
+    "FIELD_SPECS",
+    "RUN_FIELDS",
+    "FieldSpec",
+    "RunSettings",
+    "Settings",
+    "fit_banding",
+    "tuned_bands_rows",
+]
 
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -289,6 +303,11 @@ FIELD_SPECS: dict[str, FieldSpec] = {
     )
 }  # fmt: skip
 
+EXPLORER_FIELDS: tuple[str, ...] = ("source", "n_docs", "example_seed", "simhash_distance")
+"""Settings only the explorer uses: a corpus command neither offers nor reads them."""
+RUN_FIELDS: tuple[str, ...] = tuple(f for f in FIELD_SPECS if f not in EXPLORER_FIELDS)
+"""Settings that change a run: what :class:`RunSettings` holds."""
+
 _DEFAULT_TUNING = ((0.8, 128, 0.5), (9, 13))
 
 
@@ -358,19 +377,17 @@ def fit_banding(bands: int, rows: int, num_perm: int, keep: str = "bands") -> tu
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Every setting, validated, with the defaults of the API table.
+class RunSettings:
+    """The settings that change a run: shingling, MinHash, banding and the threshold.
 
-    Construct with keywords; a bad value raises ``ValueError`` naming the field, the
-    value and what is accepted. With ``auto_tune`` on, ``bands`` and ``rows`` are
-    replaced by the tuner's choice; with it off, ``bands × rows`` must not exceed
-    ``num_perm``. Use :meth:`replace` for a changed copy and :meth:`parse_query` to read
-    a Share link leniently.
+    What ``nearsim dedup`` (and every corpus command) takes; :class:`Settings` extends it
+    with the explorer's own. Construct with keywords; a bad value raises ``ValueError``
+    naming the field, the value and what is accepted. With ``auto_tune`` on, ``bands``
+    and ``rows`` are replaced by the tuner's choice; with it off, ``bands × rows`` must
+    not exceed ``num_perm``. Use :meth:`replace` for a changed copy and
+    :meth:`parse_query` to read a Share link leniently (its explorer keys are ignored).
     """
 
-    source: str = "example"
-    n_docs: int = 2000
-    example_seed: int = 0
     shingle_kind: str = "char"
     shingle_k: int = 5
     lowercase: bool = True
@@ -384,15 +401,15 @@ class Settings:
     fp_weight: float = 0.5
     bands: int = 9
     rows: int = 13
-    simhash_distance: int = 3
 
+    FIELDS: ClassVar[tuple[str, ...]] = RUN_FIELDS
     TUNED: ClassVar[tuple[str, str]] = ("bands", "rows")
 
     def __post_init__(self) -> None:
         # auto_tune first: whether bands and rows are read depends on it
         object.__setattr__(self, "auto_tune", FIELD_SPECS["auto_tune"].coerce(self.auto_tune))
-        for name, spec in FIELD_SPECS.items():
-            value = getattr(self, name)
+        for name in self.FIELDS:
+            spec, value = FIELD_SPECS[name], getattr(self, name)
             if self.auto_tune and name in self.TUNED:
                 continue  # replaced by the tuner's choice below
             object.__setattr__(self, name, spec.coerce(value))
@@ -418,7 +435,11 @@ class Settings:
 
     def to_dict(self) -> dict[str, Any]:
         """Every field and its value, in field order."""
-        return {name: getattr(self, name) for name in FIELD_SPECS}
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+    def run_settings(self) -> RunSettings:
+        """The run's part of these settings (a :class:`RunSettings`)."""
+        return RunSettings(**{name: getattr(self, name) for name in RUN_FIELDS})
 
     def replace(self, **changes: Any) -> Settings:
         """A validated copy with some fields changed (the tuner runs again).
@@ -428,13 +449,13 @@ class Settings:
         ValueError
             An unknown field name, or a value :class:`Settings` does not accept.
         """
-        unknown = sorted(set(changes) - set(FIELD_SPECS))
+        unknown = sorted(set(changes) - set(self.FIELDS))
         if unknown:
             raise ValueError(
                 f"unknown setting(s) {', '.join(map(repr, unknown))}; the settings are "
-                + ", ".join(FIELD_SPECS)
+                + ", ".join(self.FIELDS)
             )
-        return Settings(**{**self.to_dict(), **changes})
+        return type(self)(**{**self.to_dict(), **changes})
 
     def shingle_options(self) -> dict[str, Any]:
         """Keyword arguments for ``nearsim.shingles`` and ``MinHasher.text_signatures``."""
@@ -459,7 +480,8 @@ class Settings:
             ``Settings.from_query(s.to_query()) == s`` for every valid ``s``.
         """
         query = {}
-        for name, spec in FIELD_SPECS.items():
+        for name in self.FIELDS:
+            spec = FIELD_SPECS[name]
             if self.auto_tune and name in self.TUNED:
                 continue
             value = getattr(self, name)
@@ -509,7 +531,8 @@ class Settings:
         values: dict[str, Any] = {}
         given: dict[str, str] = {}
         problems: list[str] = []
-        for name, spec in FIELD_SPECS.items():
+        for name in cls.FIELDS:
+            spec = FIELD_SPECS[name]
             raw = params.get(name)
             if isinstance(raw, list | tuple):
                 raw = raw[-1] if raw else None
@@ -565,3 +588,20 @@ class Settings:
             return cls(**values), problems
         except ValueError as exc:  # pragma: no cover - every value was checked above
             return cls(), [*problems, f"{exc}; using all the defaults"]
+
+
+@dataclass(frozen=True)
+class Settings(RunSettings):
+    """Every setting — a run's and the explorer's — validated, with the API's defaults.
+
+    A :class:`RunSettings` plus the document source, the generated Example's size and
+    seed, and the SimHash distance: what the explorer's widgets and Share link hold.
+    :meth:`run_settings` gives the run's part.
+    """
+
+    source: str = "example"
+    n_docs: int = 2000
+    example_seed: int = 0
+    simhash_distance: int = 3
+
+    FIELDS: ClassVar[tuple[str, ...]] = tuple(FIELD_SPECS)
