@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ._validation import check_n, check_threshold
+from ._validation import check_callable, check_n, check_threshold
 from ._validation_arrays import check_labels, check_pairs
 
 if TYPE_CHECKING:  # imported by the functions that use them: nearsim dedup loads neither
@@ -224,3 +224,126 @@ def check_clusters(labels, sets, threshold) -> ClusterCheck:
     if detached.size:
         new[detached] = lab.max() + 1 + np.arange(detached.size, dtype=np.int64)
     return ClusterCheck(table, _friendly(new))
+
+
+class KeptCheck(NamedTuple):
+    """What :func:`check_against_kept` returns.
+
+    Attributes
+    ----------
+    labels : ndarray of int64, shape (n,)
+        Cluster labels after the check, numbered as :func:`clusters` numbers them.
+    similarity : ndarray of float64, shape (n,)
+        Each document's similarity to its cluster's kept document (its smallest row);
+        1.0 for a kept document and for every document alone.
+    split_off : ndarray of bool, shape (n,)
+        Documents the check took out of the cluster the pairs had joined them to.
+    rounds : int
+        How many times members were compared with their kept document.
+    """
+
+    labels: np.ndarray
+    similarity: np.ndarray
+    split_off: np.ndarray
+    rounds: int
+
+
+def check_against_kept(n: int, pairs, similarity, threshold=None, *, labels=None) -> KeptCheck:
+    """Clusters of accepted pairs, each member compared with the document kept in its place.
+
+    Clusters are transitive: a chain of small edits joins documents whose ends are not
+    similar. Here every member of a cluster is compared with the cluster's kept document
+    (its smallest row). With a ``threshold``, members below it leave, and the leavers are
+    clustered again among themselves — by the pairs whose two documents both left — and
+    checked against their new clusters' kept documents, until every member of every
+    cluster is within the threshold of its kept document. Members that stay keep their
+    cluster even where the leavers were what linked them to it: what counts is their
+    similarity to the kept document, not the path.
+
+    Parameters
+    ----------
+    n : int
+        Number of documents.
+    pairs : ndarray of int64, shape (m, 2)
+        Accepted pairs, as for :func:`clusters`.
+    similarity : callable
+        ``similarity(kept, member)`` with two int64 arrays of rows of equal length
+        returns their similarities (float64 array): the MinHash estimate, or the exact
+        Jaccard.
+    threshold : float, optional
+        The threshold t in (0, 1]. Without it nobody leaves: only the similarities are
+        computed.
+    labels : ndarray of int64, shape (n,), optional
+        ``clusters(n, pairs)`` when already known (computed elsewhere).
+
+    Returns
+    -------
+    KeptCheck
+        ``(labels, similarity, split_off, rounds)``.
+
+    Examples
+    --------
+    >>> sets = [{1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 5}, {1, 7, 6, 5}]  # a chain
+    >>> def jac(i, j):
+    ...     return np.array([len(sets[a] & sets[b]) / len(sets[a] | sets[b])
+    ...                      for a, b in zip(i, j)])
+    >>> check = check_against_kept(4, np.array([[0, 1], [1, 2], [2, 3]]), jac, 0.5)
+    >>> check.labels.tolist(), check.split_off.tolist()
+    ([0, 0, 1, 1], [False, False, True, True])
+    """
+    n = check_n(n)
+    arr = check_pairs(pairs, "pairs", n=n, ordered=False, unique=False, distinct=False)
+    similarity = check_callable(similarity, "similarity", "a callable similarity(kept, member)")
+    t = None if threshold is None else check_threshold(threshold)
+    group = clusters(n, arr) if labels is None else check_labels(labels, "labels", n=n).copy()
+    sim = np.ones(n, dtype=np.float64)
+    left = np.zeros(n, dtype=bool)
+    sizes = np.bincount(group, minlength=1)
+    pending = np.flatnonzero(sizes[group] >= 2).astype(np.int64)  # ascending rows
+    fresh = int(group.max(initial=-1)) + 1
+    rounds = 0
+    while pending.shape[0]:
+        rounds += 1
+        labels_now = group[pending]
+        order = np.argsort(labels_now, kind="stable")  # rows ascend within each group
+        sl = labels_now[order]
+        starts = np.flatnonzero(np.concatenate([[True], sl[1:] != sl[:-1]]))
+        kept_of = np.empty_like(pending)
+        kept_of[order] = np.repeat(pending[order][starts], np.diff(np.append(starts, sl.size)))
+        member = pending != kept_of
+        s = _similarities(similarity, kept_of[member], pending[member])
+        sim[pending[member]] = s
+        if t is None:
+            break
+        leaving = pending[member][s < t]
+        if leaving.shape[0] == 0:
+            break
+        left[leaving] = True
+        out = np.zeros(n, dtype=bool)
+        out[leaving] = True
+        arr = arr[out[arr[:, 0]] & out[arr[:, 1]]]
+        # the leavers among themselves: a component of the pairs between two leavers is a
+        # new cluster; a leaver in no such pair is alone (kept, similarity 1)
+        group[leaving] = fresh + leaving
+        sim[leaving] = 1.0
+        nodes, roots = _component_roots(arr) if arr.shape[0] else (arr[:0, 0], arr[:0, 0])
+        group[nodes] = fresh + roots
+        fresh += n
+        pending = nodes.astype(np.int64)
+    return KeptCheck(_friendly(group), sim, left, rounds)
+
+
+def _similarities(similarity, kept: np.ndarray, member: np.ndarray) -> np.ndarray:
+    """``similarity(kept, member)``, checked: one float from 0 to 1 for each pair."""
+    out = similarity(kept, member)
+    try:
+        values = np.asarray(out, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.shape != kept.shape or not np.all((values >= 0) & (values <= 1)):
+        shown = type(out).__name__ if values is None else f"shape {values.shape}"
+        raise ValueError(
+            f"similarity returned {shown} for {kept.shape[0]} pairs, which is not accepted; "
+            "accepted: a similarity(kept, member) returning one value from 0 to 1 per pair"
+        )
+    return values

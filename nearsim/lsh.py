@@ -363,6 +363,7 @@ def candidate_pairs(
     *,
     valid: np.ndarray | None = None,
     max_pairs: int = DEFAULT_MAX_PAIRS,
+    bucket_limit: int | None = None,
 ) -> np.ndarray:
     """Pairs of documents equal on at least one whole band.
 
@@ -384,16 +385,30 @@ def candidate_pairs(
         Limit on the number of distinct candidate pairs (and on the pairs of any single
         band). Banding that would exceed it raises :class:`TooManyPairsError` (a
         ``ValueError``) saying how many pairs and why, before the memory is allocated.
+    bucket_limit : int, optional
+        A bucket (documents equal on one band) of more than ``bucket_limit`` documents
+        gives only 2m − 3 of its m(m − 1)/2 pairs: its first member (smallest row) with
+        every other, and each member with the next one by row. Every member is still
+        linked to the bucket, so the buckets' connected components stay the same, and the
+        work is linear in the bucket's size (``nearsim dedup`` sets it; the README
+        measures what it changes). Default: every pair of every bucket.
 
     Returns
     -------
     ndarray of int64, shape (m, 2)
         Pairs (i, j) with i < j, sorted lexicographically, no repeats.
+
+    Examples
+    --------
+    >>> sig = np.zeros((5, 4), dtype=np.uint32)  # five documents in one bucket
+    >>> len(candidate_pairs(sig, 2, 2)), len(candidate_pairs(sig, 2, 2, bucket_limit=3))
+    (10, 7)
     """
     sig = check_signatures(signatures)
     n, k = sig.shape
     b, r = check_banding(b, r, k)
     max_pairs = check_int(max_pairs, "max_pairs", low=0, high=MAX_PAIRS)
+    limit = n if bucket_limit is None else check_int(bucket_limit, "bucket_limit", low=2)
     # The valid rows are read in place, not copied out: a copy was a second set of
     # signatures at the peak of a run (512 MB at a million documents, k = 128).
     sig = np.ascontiguousarray(sig)
@@ -412,16 +427,17 @@ def candidate_pairs(
         bounds = _runs(sig, order, keys[order], lo, hi)
         if bounds.shape[0] == 0:
             order, bounds = _exact_groups(sig[:, lo:hi], rows)
+        del keys
         sizes = np.diff(bounds)
         keep = sizes > 1
-        count = int((sizes[keep] * (sizes[keep] - 1) // 2).sum())
+        count = bucket_pair_count(sizes[keep], limit)
         if count == 0:
             continue
         if count > max_pairs:
             raise _too_many(b, r, band, int(sizes.max()), max_pairs)
         se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
         codes = np.empty(count, dtype=np.int64)
-        _emit_grouped(order, se, n, codes, 0)
+        emit_buckets(order, se, n, codes, 0, limit)
         # a band's pairs may repeat earlier ones: the limit is on distinct pairs
         found = unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True)
         if found.shape[0] > max_pairs:
@@ -429,20 +445,53 @@ def candidate_pairs(
     return np.stack([found // n, found % n], axis=1)
 
 
+def bucket_pair_count(sizes: np.ndarray, limit: int) -> int:
+    """How many pairs buckets of these sizes give under :func:`candidate_pairs`'s rule.
+
+    Parameters
+    ----------
+    sizes : ndarray of int64, shape (g,)
+        Bucket sizes, each >= 2.
+    limit : int
+        The bucket limit (a bucket of more documents gives 2m − 3 pairs).
+
+    Returns
+    -------
+    int
+    """
+    sizes = sizes.astype(np.int64)
+    small = sizes <= limit
+    return int((sizes[small] * (sizes[small] - 1) // 2).sum() + (2 * sizes[~small] - 3).sum())
+
+
 def _too_many(b: int, r: int, band: int, biggest: int, max_pairs: int) -> TooManyPairsError:
     return TooManyPairsError(
         f"banding b={b}, r={r} would give more than {max_pairs:,} candidate pairs (the "
         f"limit was passed at band {band + 1} of {b}, where {biggest:,} documents share one "
         "bucket). Many documents are identical on a whole band: use more rows per band "
-        "(a higher effective threshold), remove exact duplicates first, or raise max_pairs"
+        "(a higher effective threshold), set a bucket_limit, or raise max_pairs"
     )
 
 
 @njit(cache=True)
-def _emit_grouped(order, se, n, out, pos):
+def emit_buckets(order, se, n, out, pos, limit):
+    """Write the pair codes ``i * n + j`` (i < j) of the buckets ``order[se[2g]:se[2g+1]]``
+    into ``out`` from ``pos``: every pair of a bucket of at most ``limit`` documents; of a
+    larger one, its smallest row with every other and each member with the next by row.
+    Returns the position after the last code."""
     for g in range(se.shape[0] // 2):
         s = se[2 * g]
         e = se[2 * g + 1]
+        if e - s > limit:
+            members = np.sort(order[s:e])
+            first = members[0]
+            for x in range(1, e - s):
+                out[pos] = first * n + members[x]
+                pos += 1
+            for x in range(1, e - s - 1):
+                out[pos] = members[x] * n + members[x + 1]
+                pos += 1
+            continue
         for x in range(s, e):
             i = order[x]
             for y in range(x + 1, e):
