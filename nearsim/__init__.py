@@ -20,7 +20,8 @@ from typing import Any
 __version__ = "0.1.0"
 
 _PUBLIC: dict[str, tuple[str, ...]] = {
-    "clusters": ("check_clusters", "cluster_table", "clusters"),
+    "clusters": ("KeptCheck", "check_against_kept", "check_clusters", "cluster_table", "clusters"),
+    "copies": ("copy_keys", "copy_pairs"),
     "corpora": (
         "CorpusInfo",
         "CorpusReader",
@@ -91,7 +92,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "presets": ("PRESETS", "Preset", "preset"),
     "removal": ("removal_curve", "removal_rates"),
     "sample": ("similarity_sample",),
-    "settings": ("FIELD_SPECS", "Settings"),
+    "settings": ("FIELD_SPECS", "RunSettings", "Settings"),
     "shingles": ("shingles",),
     "simhash": ("SimHasher", "hamming_distance"),
     "sizing": ("Throughput", "measure_throughput", "sizing"),

@@ -15,9 +15,10 @@ import pyarrow as pa
 from ._arrays import unique_int
 from ._dask_read import Part, partition_texts
 from ._hashing import text_shingles
-from .lsh import TooManyPairsError, _band_keys, _emit_grouped
+from .copies import copy_pairs
+from .lsh import TooManyPairsError, _band_keys, bucket_pair_count, emit_buckets
 from .minhash import estimate_pairs
-from .settings import Settings
+from .settings import RunSettings
 
 # -- bands: records shuffled by key, buckets turned into pair codes -----------------------
 BAND_META = pd.DataFrame(
@@ -28,15 +29,49 @@ BAND_META = pd.DataFrame(
     }
 )
 CODE_META = pd.DataFrame({"code": np.zeros(0, np.int64)})
+KEY_META = pd.DataFrame(
+    {"k1": np.zeros(0, np.uint64), "k2": np.zeros(0, np.uint64), "row": np.zeros(0, np.int64)}
+)
+LINK_META = pd.DataFrame({"first": np.zeros(0, np.int64), "copy": np.zeros(0, np.int64)})
 
 
-def band_frame(part: Part, settings: Settings, start: int) -> pd.DataFrame:
-    """One record per band of every valid document: (band key, band, global row).
+# -- exact copies: keys shuffled, each copy linked to its first occurrence ------------------
+def key_frame(part: Part, start: int) -> pd.DataFrame:
+    """The copy key and global row of every valid document of a partition."""
+    local = np.flatnonzero(part.valid)
+    return pd.DataFrame(
+        {"k1": part.keys[local, 0], "k2": part.keys[local, 1], "row": start + local}
+    )
+
+
+def copy_links(df: pd.DataFrame) -> pd.DataFrame:
+    """(first, copy) for every document of this shuffled partition of keys whose key an
+    earlier row has (every key's documents are whole in one partition): the rows of
+    :func:`nearsim.copies.copy_pairs`."""
+    df = df.sort_values("row")
+    rows = df["row"].to_numpy(np.int64)
+    keys = np.stack([df["k1"].to_numpy(np.uint64), df["k2"].to_numpy(np.uint64)], axis=1)
+    links = copy_pairs(keys)
+    return pd.DataFrame({"first": rows[links[:, 0]], "copy": rows[links[:, 1]]})
+
+
+def link_codes(df: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The links as pair codes ``first * n + copy``."""
+    return pd.DataFrame({"code": df["first"].to_numpy(np.int64) * n + df["copy"].to_numpy()})
+
+
+def band_frame(part: Part, settings: RunSettings, start: int, copies=None) -> pd.DataFrame:
+    """One record per band of every valid document that is not a later exact copy:
+    (band key, band, global row).
 
     The key is :func:`nearsim.lsh.candidate_pairs`'s 64-bit hash of the band's values.
+    ``copies`` is indexed by the global rows of this partition's later copies.
     """
-    rows = start + np.flatnonzero(part.valid).astype(np.int64)
-    sub = np.ascontiguousarray(part.signatures[part.valid])
+    keep = part.valid.copy()
+    if copies is not None and len(copies):
+        keep[copies.index.to_numpy(np.int64) - start] = False
+    rows = start + np.flatnonzero(keep).astype(np.int64)
+    sub = np.ascontiguousarray(part.signatures[keep])
     r = settings.rows
     keys = [_band_keys(sub, b * r, b * r + r) for b in range(settings.bands)]
     return pd.DataFrame(
@@ -48,8 +83,9 @@ def band_frame(part: Part, settings: Settings, start: int) -> pd.DataFrame:
     )
 
 
-def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int) -> pd.DataFrame:
-    """Pair codes ``i * n + j`` (i < j) of the documents sharing a (band, key) bucket.
+def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int, limit: int) -> pd.DataFrame:
+    """Pair codes ``i * n + j`` (i < j) of the documents sharing a (band, key) bucket,
+    under :func:`nearsim.lsh.candidate_pairs`'s rule for buckets of more than ``limit``.
 
     Every bucket is whole in one shuffled partition. Codes repeat across partitions when a
     pair shares several bands; keys that collide are weeded out later, when the bands are
@@ -69,18 +105,16 @@ def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int) -> pd.DataFrame:
     bounds = np.concatenate([[0], np.flatnonzero(change) + 1, [key.shape[0]]]).astype(np.int64)
     sizes = np.diff(bounds)
     keep = sizes > 1
-    count = int((sizes[keep] * (sizes[keep] - 1) // 2).sum())
+    count = bucket_pair_count(sizes[keep], limit)
     if count > max_pairs:
         raise TooManyPairsError(
             f"one partition of the band buckets would give {count:,} candidate pairs, more "
             f"than max_pairs={max_pairs:,} (its biggest bucket holds {int(sizes.max()):,} "
-            "documents). Many documents are identical on a whole band: use more rows per "
-            "band (a higher effective threshold), remove exact duplicates first, or raise "
-            "max_pairs"
+            "documents); raise the limit with --max-candidates"
         )
     se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
     codes = np.empty(count, dtype=np.int64)
-    _emit_grouped(row, se, n, codes, 0)
+    emit_buckets(row, se, n, codes, 0, limit)
     return pd.DataFrame({"code": unique_int(codes)})
 
 
@@ -178,12 +212,17 @@ def verify_second(
     part: Part,
     start: int,
     n: int,
-    settings: Settings,
+    settings: RunSettings,
     verify: str,
     exact: tuple | None,
+    links: bool = True,
 ) -> tuple[pd.DataFrame, int]:
     """Candidates whose second document is in this partition: the bands compared value by
-    value (a key collision makes no candidate), the MinHash estimate, and the filter.
+    value (a key collision makes no candidate; an exact copy's link, whose two signatures
+    are equal, always passes), the MinHash estimate, and the filter.
+
+    With ``links=False`` the pairs are not candidates but pairs to measure (a member and
+    its cluster's kept document): no band is compared and nothing is filtered.
 
     Returns
     -------
@@ -196,13 +235,21 @@ def verify_second(
     a = df["code"].to_numpy(dtype=np.int64) // n
     sig_a = bytes_as_rows(df["sig_a"], k)
     sig_b = part.signatures[b - start]
-    same = _any_band_equal(sig_a, sig_b, settings.bands, settings.rows)
+    if links:
+        same = _any_band_equal(sig_a, sig_b, settings.bands, settings.rows)
+    else:
+        same = np.ones(a.shape[0], dtype=bool)
     a, b, sig_a, sig_b = a[same], b[same], sig_a[same], sig_b[same]
     m = a.shape[0]
     inside = np.arange(m, dtype=np.int64)
     est = estimate_pairs(np.concatenate([sig_a, sig_b]), np.stack([inside, inside + m], axis=1))
     out = pd.DataFrame({"a": a, "b": b, "estimate": est})
-    if verify == "estimate":
+    if not links:
+        if verify == "exact":
+            out["jaccard"] = _exact(df["text_a"].to_numpy(dtype=object), a, b, start, exact,
+                                    settings)  # fmt: skip
+        keep = np.ones(m, dtype=bool)
+    elif verify == "estimate":
         keep = est >= settings.threshold
     elif verify == "exact":
         texts_a = df["text_a"].to_numpy(dtype=object)[same]
@@ -216,7 +263,7 @@ def verify_second(
 
 
 def _exact(
-    texts_a: np.ndarray, a: np.ndarray, b: np.ndarray, start: int, exact, settings: Settings
+    texts_a: np.ndarray, a: np.ndarray, b: np.ndarray, start: int, exact, settings: RunSettings
 ) -> np.ndarray:
     """Exact Jaccard of pairs (a, b) from their texts: a's shipped, b's read again here."""
     from .exact import pair_jaccard

@@ -35,8 +35,7 @@ import numpy as np
 
 from ._corpus_formats import READERS, Sink, file_format, open_parquet, parquet_problem
 from .corpora import CorpusReport
-from .pipeline import ROW_STAGES, Runner
-from .settings import Settings
+from .settings import RunSettings
 
 _PLAIN_JSONL = (".jsonl", ".ndjson", ".json")
 _COUNT_BLOCK = 1 << 22
@@ -232,6 +231,8 @@ class Part:
     ----------
     valid : ndarray of bool, shape (m,)
     signatures : ndarray of uint32, shape (m, num_perm)
+    keys : ndarray of uint64, shape (m, 2)
+        Copy keys (:func:`nearsim.copies.copy_keys`).
     given_ids : list of (str or None), length m, or None
         Ids the reader gave (``id_field``, a file's path); None where the id is a position.
     positions : ndarray of int64, shape (m,)
@@ -248,6 +249,7 @@ class Part:
 
     valid: np.ndarray
     signatures: np.ndarray
+    keys: np.ndarray
     given_ids: list | None
     positions: np.ndarray
     records: int
@@ -260,14 +262,10 @@ class Part:
         return int(self.valid.shape[0])
 
 
-def _sign(texts: list[str], settings: Settings) -> tuple[np.ndarray, np.ndarray]:
-    run = Runner(texts, settings, digest="batch")
-    return run.get(ROW_STAGES[1]), run.get(ROW_STAGES[2])
-
-
-def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Reading) -> Part:
-    """Read a partition and run the pipeline's row stages (mask, signatures) on it, a batch
-    of ``reading.batch_size`` documents at a time.
+def read_partition(pieces: tuple[Piece, ...], settings: RunSettings, reading: Reading) -> Part:
+    """Read a partition and run the row stages (mask, signatures, copy keys: the local
+    engine's :func:`nearsim.dedup.sign_batch`) on it, a batch of ``reading.batch_size``
+    documents at a time.
 
     Returns
     -------
@@ -280,7 +278,9 @@ def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Readi
     texts: list[str] = []
     given: list[str | None] = []
     positions: list[np.ndarray] = []
-    valid, sigs = [], []
+    from .dedup import sign_batch
+
+    valid, sigs, keys = [], [], []
     records, any_given = 0, False
     clock = {"read": 0.0, "signatures": 0.0}
     started = time.process_time()
@@ -294,9 +294,10 @@ def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Readi
             if len(texts) >= reading.batch_size:
                 clock["read"] += time.process_time() - started
                 started = time.process_time()
-                v, s = _sign(texts, settings)
+                v, s, key = sign_batch(texts, settings)
                 valid.append(v)
                 sigs.append(s)
+                keys.append(key)
                 report.records += len(texts)
                 texts = []
                 clock["signatures"] += time.process_time() - started
@@ -309,18 +310,23 @@ def read_partition(pieces: tuple[Piece, ...], settings: Settings, reading: Readi
                 "sees at the same path (shared storage)"
             )
         empty = np.zeros((0, settings.num_perm), np.uint32)
-        return Part(np.zeros(0, bool), empty, None, np.zeros(0, np.int64), 0, report, message)
+        no_keys = np.zeros((0, 2), np.uint64)
+        return Part(
+            np.zeros(0, bool), empty, no_keys, None, np.zeros(0, np.int64), 0, report, message
+        )
     clock["read"] += time.process_time() - started
     started = time.process_time()
     if texts or not sigs:
-        v, s = _sign(texts, settings)
+        v, s, key = sign_batch(texts, settings)
         valid.append(v)
         sigs.append(s)
+        keys.append(key)
         report.records += len(texts)
     clock["signatures"] += time.process_time() - started
     return Part(
         np.concatenate(valid),
         np.concatenate(sigs),
+        np.concatenate(keys),
         given if any_given else None,
         np.concatenate(positions) if positions else np.zeros(0, np.int64),
         records,

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from .dedup_options import FORMATS, VERIFY
-from .settings import FIELD_SPECS, Settings
+from .dedup_options import FORMATS, MAX_CANDIDATES, VERIFY
+from .settings import FIELD_SPECS, RUN_FIELDS, RunSettings
 
 PROG = "nearsim"
 _ENGINES = ("local", "dask")
@@ -65,8 +65,11 @@ def _link_query(link: str) -> dict[str, list[str]]:
     return parse_qs(text, keep_blank_values=True)
 
 
-def settings_from_args(args: argparse.Namespace, names: Sequence[str] = tuple(FIELD_SPECS)):
-    """The Settings of ``--settings LINK`` overridden by the options given beside it.
+def settings_from_args(args: argparse.Namespace, names: Sequence[str] = RUN_FIELDS):
+    """The run settings of ``--settings LINK`` overridden by the options given beside it.
+
+    A link's explorer-only values (the document source, the Example's size and seed, the
+    SimHash distance) are ignored: they do not change a run.
 
     Raises
     ------
@@ -78,7 +81,7 @@ def settings_from_args(args: argparse.Namespace, names: Sequence[str] = tuple(FI
         value = getattr(args, f"setting_{name}", None)
         if value is not None:
             query[name] = [value]
-    settings, problems = Settings.parse_query(query)
+    settings, problems = RunSettings.parse_query(query)
     if problems:
         raise UsageError("; ".join(_plain(p) for p in problems))
     return settings
@@ -114,6 +117,23 @@ def _dedup_parser(sub) -> None:
         help="accept a candidate when its MinHash estimate, or its exact Jaccard, reaches the "
         "threshold; or always (default estimate)",
     )
+    p.add_argument(
+        "--cluster-check",
+        default=False,
+        type=_flag("--cluster-check"),
+        metavar="true|false",
+        help="compare every member of a cluster with the document kept in its place (the "
+        "estimate, or the exact Jaccard with --verify exact); members below the threshold "
+        "leave and are clustered again among themselves (default false)",
+    )
+    p.add_argument(
+        "--max-candidates",
+        type=_count("--max-candidates"),
+        default=MAX_CANDIDATES,
+        metavar="N",
+        help="memory guard: stop before banding makes more candidate pairs than this, "
+        f"about 40 bytes each (default {MAX_CANDIDATES:,})",
+    )
     p.add_argument("--format", default="parquet", choices=FORMATS, help="default parquet")
     p.add_argument(
         "--on-error",
@@ -131,7 +151,33 @@ def _dedup_parser(sub) -> None:
         help="worker processes of a local Dask cluster (dask, default 2)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress and no summary")
-    _settings_options(p, tuple(FIELD_SPECS))
+    _settings_options(p, RUN_FIELDS)
+
+
+def _flag(option: str):
+    """An argparse type reading true/false (also yes/no, on/off, 1/0)."""
+
+    def parse(text: str) -> bool:
+        lowered = text.strip().lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise argparse.ArgumentTypeError(f"{option} {text!r}: accepted: true or false")
+
+    return parse
+
+
+def _count(option: str):
+    """An argparse type reading a positive integer (digits, with optional _ or ,)."""
+
+    def parse(text: str) -> int:
+        digits = text.strip().replace("_", "").replace(",", "")
+        if not digits.isdigit() or int(digits) < 1:
+            raise argparse.ArgumentTypeError(f"{option} {text!r}: accepted: an integer ≥ 1")
+        return int(digits)
+
+    return parse
 
 
 def _app_parser(sub) -> None:
@@ -176,10 +222,12 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         "text_field": args.text_field,
         "id_field": args.id_field,
         "verify": args.verify,
+        "cluster_check": args.cluster_check,
         "on_error": args.on_error,
+        "max_candidates": args.max_candidates,
         "progress": not args.quiet,
     }
-    from .dedup import prepare_output, write_outputs
+    from .outputs import prepare_output, write_outputs
 
     prepare_output(args.out)
     if args.engine == "dask":
@@ -195,12 +243,13 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         result = dedup(args.inputs, settings, **common)
     files = write_outputs(result, args.out, args.format, progress=not args.quiet)
     s = result.summary()
+    checked = f", {s['split_off']:,} split off by the member check" if args.cluster_check else ""
     _say(
         args.quiet,
-        f"{s['documents']:,} documents ({s['without_signature']:,} without a signature), "
-        f"{s['candidates']:,} candidate pairs, {s['pairs']:,} accepted ({args.verify}), "
-        f"{s['clusters']:,} clusters; {s['removed']:,} documents would be removed. "
-        f"{result.read_report}.",
+        f"{s['documents']:,} documents ({s['without_signature']:,} without a signature, "
+        f"{s['exact_duplicates']:,} exact copies), {s['candidates']:,} candidate pairs, "
+        f"{s['pairs']:,} accepted ({args.verify}), {s['clusters']:,} clusters{checked}; "
+        f"{s['removed']:,} documents would be removed. {result.read_report}.",
     )
     _say(args.quiet, "wrote " + ", ".join(str(f) for f in files))
     return 0

@@ -64,11 +64,14 @@ import pandas as pd
 from . import _dask_pairs as dp
 from . import _dask_read as dr
 from ._validation import check_bool, check_choice, check_float, check_int, check_str
-from .clusters import clusters
+from .clusters import check_against_kept
 from .corpora import CorpusReport, iter_corpus
-from .dedup import VERIFY, DedupResult, _check_paths, _Clock
-from .lsh import DEFAULT_MAX_PAIRS
-from .settings import Settings
+from .dedup import check_paths, run_settings, too_many_candidates
+from .dedup_options import BUCKET_LIMIT, MAX_CANDIDATES, VERIFY
+from .lsh import TooManyPairsError
+from .outputs import DedupResult
+from .progress import Clock
+from .settings import RunSettings
 
 DEFAULT_BLOCKSIZE = 64 << 20
 """Bytes per partition at most, when the engine chooses (64 MiB)."""
@@ -90,18 +93,20 @@ MAX_DOCUMENTS = 3_037_000_499
 
 def dedup_dask(
     paths,
-    settings: Settings | None = None,
+    settings: RunSettings | None = None,
     *,
     text_field: str = "text",
     id_field: str | None = None,
     verify: str = "estimate",
+    cluster_check: bool = False,
     on_error: str = "fail",
     scheduler: str | None = None,
     workers: int = 2,
     progress: bool = False,
     blocksize: int | None = None,
     batch_size: int = 10_000,
-    max_pairs: int = DEFAULT_MAX_PAIRS,
+    max_candidates: int = MAX_CANDIDATES,
+    bucket_limit: int = BUCKET_LIMIT,
     client_graph_bytes: int = CLIENT_GRAPH_BYTES,
     timeout: float | None = None,
 ) -> DedupResult:
@@ -121,6 +126,8 @@ def dedup_dask(
         As for :func:`nearsim.iter_corpus`.
     verify : {"estimate", "exact", "none"}
         As for :func:`nearsim.dedup.dedup`.
+    cluster_check : bool
+        As for :func:`nearsim.dedup.dedup`.
     scheduler : str, optional
         Address of a running Dask scheduler (``tcp://host:8786``). Without it, a
         ``LocalCluster`` of ``workers`` single-threaded processes is started and closed
@@ -134,8 +141,10 @@ def dedup_dask(
         worker thread, from 1 MiB to 64 MiB.
     batch_size : int
         Documents signed at a time in a worker.
-    max_pairs : int
+    max_candidates : int
         Limit on the pairs one partition of band buckets may make (``TooManyPairsError``).
+    bucket_limit : int
+        As for :func:`nearsim.dedup.dedup`.
     client_graph_bytes : int
         Client memory for connected components (≥ 0); larger graphs are clustered in the
         workers.
@@ -157,25 +166,27 @@ def dedup_dask(
         Bad arguments or input (as the local engine), a scheduler that cannot be reached
         (the message names its address), workers that cannot import nearsim.
     """
-    settings = Settings() if settings is None else settings
-    if not isinstance(settings, Settings):
-        raise ValueError(f"settings={settings!r} is not accepted; accepted: a nearsim.Settings")
+    settings = run_settings(settings)
     verify = check_choice(verify, "verify", VERIFY)
+    cluster_check = check_bool(cluster_check, "cluster_check")
     workers = check_int(workers, "workers", low=1)
     if scheduler is not None:
         scheduler = check_str(scheduler, "scheduler")
     if blocksize is not None:
         blocksize = check_int(blocksize, "blocksize", low=1)
-    max_pairs = check_int(max_pairs, "max_pairs", low=0)
+    limits = (
+        check_int(max_candidates, "max_candidates", low=0),
+        check_int(bucket_limit, "bucket_limit", low=2),
+    )
     client_graph_bytes = check_int(client_graph_bytes, "client_graph_bytes", low=0)
     timeout = (
         CONNECT_TIMEOUT
         if timeout is None
         else check_float(timeout, "timeout", low=0, low_open=True)
     )
-    clock = _Clock(check_bool(progress, "progress"))
+    clock = Clock(check_bool(progress, "progress"))
     reader = iter_corpus(  # checks the paths, fields and on_error; expands folders
-        _check_paths(paths),
+        check_paths(paths),
         text_field=text_field,
         id_field=id_field,
         batch_size=batch_size,
@@ -183,7 +194,8 @@ def dedup_dask(
     )
     reading = dr.Reading(text_field, id_field, on_error, batch_size)
     with _connect(scheduler, workers, timeout, clock) as client:
-        run = _Run(client, settings, reading, verify, clock, max_pairs, client_graph_bytes)
+        run = _Run(client, settings, reading, verify, clock, limits, client_graph_bytes)
+        run.cluster_check = cluster_check
         return run.result(reader.files, blocksize)
 
 
@@ -224,7 +236,7 @@ def local_cluster(workers: int = 2):
 
 
 @contextlib.contextmanager
-def _connect(scheduler: str | None, workers: int, timeout: float, clock: _Clock):
+def _connect(scheduler: str | None, workers: int, timeout: float, clock: Clock):
     """A ``distributed.Client``: to ``scheduler``, or to a new LocalCluster closed after."""
     from distributed import Client
 
@@ -336,23 +348,31 @@ def merge_reports(reports: list[CorpusReport], files: int) -> CorpusReport:
 class _Run:
     """One dedup run on a client: the stages in order, their futures, their timings."""
 
-    def __init__(self, client, settings, reading, verify, clock, max_pairs, graph_bytes):
+    cluster_check = False
+
+    def __init__(self, client, settings, reading, verify, clock, limits, graph_bytes):
         self.client = client
         self.settings = settings
         self.reading = reading
         self.verify = verify
         self.clock = clock
-        self.max_pairs = max_pairs
+        self.max_pairs, self.bucket_limit = limits
         self.graph_bytes = graph_bytes
+        self.copies = 0
 
     def result(self, files: list[Path], blocksize: int | None) -> DedupResult:
         self.read(files, blocksize or _auto_blocksize(files, self.client))
-        candidates, pairs, est, jaccard, accepted = self.find_pairs()
-        with self.clock.stage("clusters", f"clustering {pairs.shape[0]:,} pairs"):
-            if self.n * NODE_BYTES + pairs.shape[0] * EDGE_BYTES <= self.graph_bytes:
-                labels = clusters(self.n, pairs)
-            else:
+        try:
+            candidates, pairs, est, jaccard, accepted = self.find_pairs()
+        except TooManyPairsError:
+            raise TooManyPairsError(too_many_candidates(self.max_pairs)) from None
+        what = "clustering and checking members" if self.cluster_check else "clustering"
+        with self.clock.stage("clusters", f"{what}: {pairs.shape[0]:,} pairs"):
+            labels = None
+            if self.n * NODE_BYTES + pairs.shape[0] * EDGE_BYTES > self.graph_bytes:
                 labels = self.distributed_labels(accepted)
+            t = self.settings.threshold if self.cluster_check else None
+            check = check_against_kept(self.n, pairs, self.similarities, t, labels=labels)
         del accepted
         with self.clock.stage("gather", "gathering ids"):
             client = self.client
@@ -366,17 +386,21 @@ class _Run:
             valid = np.concatenate(valid) if valid else np.zeros(0, bool)
         del self.parts
         return DedupResult(
-            self.settings,
-            ids,
-            valid,
-            labels,
-            candidates,
-            pairs,
-            est,
-            jaccard,
-            self.verify,
-            self.clock.seconds,
-            self.report.summary(),
+            settings=self.settings,
+            ids=ids,
+            valid=valid,
+            labels=check.labels,
+            candidates=candidates,
+            pairs=pairs,
+            estimates=est,
+            jaccard=jaccard,
+            verify=self.verify,
+            similarity=check.similarity,
+            exact_duplicates=self.copies,
+            split_off=int(check.split_off.sum()),
+            cluster_check=self.cluster_check,
+            seconds=self.clock.seconds,
+            read_report=self.report.summary(),
         )
 
     # 1. read and sign
@@ -431,41 +455,85 @@ class _Run:
         if n < 2:
             return self._pairs_of(0, empty, exact, [])
         parts = [self.parts[i] for i in self.used]
+        rows = [*self.starts, n]
+        with self.clock.stage("copies", "linking exact copies to their first occurrence"):
+            keys = [
+                dask.delayed(dp.key_frame)(f, s) for f, s in zip(parts, self.starts, strict=True)
+            ]
+            keyed = dd.from_delayed(keys, meta=dp.KEY_META, verify_meta=False)
+            links = keyed.shuffle(on="k1", npartitions=len(parts)).map_partitions(
+                dp.copy_links, meta=dp.LINK_META
+            )
+            links = links.persist()
+            self.copies = int(links.map_partitions(len).sum().compute())
+            copies = links[["copy"]].set_index("copy", divisions=rows).to_delayed()
         with self.clock.stage(
             "bands", f"banding: {settings.bands} bands × {settings.rows} rows, shuffled by key"
         ):
             records = [
-                dask.delayed(dp.band_frame)(f, settings, s)
-                for f, s in zip(parts, self.starts, strict=True)
+                dask.delayed(dp.band_frame)(f, settings, s, c)
+                for f, s, c in zip(parts, self.starts, copies, strict=True)
             ]
             frame = dd.from_delayed(records, meta=dp.BAND_META, verify_meta=False)
             codes = frame.shuffle(on="key", npartitions=len(parts)).map_partitions(
-                dp.bucket_codes, n, self.max_pairs, meta=dp.CODE_META
+                dp.bucket_codes, n, self.max_pairs, self.bucket_limit, meta=dp.CODE_META
             )
+            codes = dd.concat([codes, links.map_partitions(dp.link_codes, n, meta=dp.CODE_META)])
             divisions = [s * n for s in self.starts] + [n * n]
             by_first = codes.set_index("code", divisions=divisions).persist()
             _show(client, by_first, self.clock.show)
+            del links
         with self.clock.stage("verify", f"verifying candidates ({self.verify})"):
-            texts = [(self.plan[i], self.reading) if exact else None for i in self.used]
-            attached = [
-                dask.delayed(dp.attach_first)(d, f, s, n, t)
-                for d, f, s, t in zip(by_first.to_delayed(), parts, self.starts, texts, strict=True)
-            ]
-            meta = dp.attach_meta(exact)
-            second = dd.from_delayed(attached, meta=meta, verify_meta=False)
-            by_second = second.set_index("b", divisions=[*self.starts, n])
-            checked = [
-                dask.delayed(dp.verify_second)(d, f, s, n, settings, self.verify, t)
-                for d, f, s, t in zip(
-                    by_second.to_delayed(), parts, self.starts, texts, strict=True
-                )
-            ]
-            accepted = client.compute(checked)
+            accepted = self._join(by_first, links=True)
             _show(client, accepted, self.clock.show)
             del by_first
             count = sum(client.gather(client.map(dp.candidate_count, accepted, pure=False)))
             frames = client.gather(client.map(dp.accepted_frame, accepted, pure=False))
         return self._pairs_of(count, empty, exact, frames, accepted)
+
+    def _join(self, by_first, links: bool) -> list:
+        """Pair codes partitioned by their first document meet both signatures (and texts,
+        with ``verify="exact"``): futures of ``(frame, count)`` per signature partition
+        (:func:`nearsim._dask_pairs.verify_second`)."""
+        import dask
+        import dask.dataframe as dd
+
+        n, exact = self.n, self.verify == "exact"
+        parts = [self.parts[i] for i in self.used]
+        texts = [(self.plan[i], self.reading) if exact else None for i in self.used]
+        attached = [
+            dask.delayed(dp.attach_first)(d, f, s, n, t)
+            for d, f, s, t in zip(by_first.to_delayed(), parts, self.starts, texts, strict=True)
+        ]
+        second = dd.from_delayed(attached, meta=dp.attach_meta(exact), verify_meta=False)
+        by_second = second.set_index("b", divisions=[*self.starts, n])
+        checked = [
+            dask.delayed(dp.verify_second)(d, f, s, n, self.settings, self.verify, t, links)
+            for d, f, s, t in zip(by_second.to_delayed(), parts, self.starts, texts, strict=True)
+        ]
+        return self.client.compute(checked)
+
+    def similarities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The estimate (exact Jaccard with ``verify="exact"``) of the pairs (a[t], b[t]),
+        a < b, computed in the workers beside the signatures; float64, shape (m,)."""
+        import dask.dataframe as dd
+
+        n = self.n
+        if a.shape[0] == 0:
+            return np.zeros(0, dtype=np.float64)
+        codes = a.astype(np.int64) * n + b
+        frame = pd.DataFrame({"code": np.sort(codes)})
+        parts = max(1, len(self.used))
+        divisions = [s * n for s in self.starts] + [n * n]
+        by_first = dd.from_pandas(frame, npartitions=parts).set_index("code", divisions=divisions)
+        frames = self.client.gather(
+            self.client.map(dp.accepted_frame, self._join(by_first, links=False), pure=False)
+        )
+        table = pd.concat([dp.accepted_meta(self.verify == "exact"), *frames])
+        got = table["a"].to_numpy(np.int64) * n + table["b"].to_numpy(np.int64)
+        column = "jaccard" if self.verify == "exact" else "estimate"
+        values = table[column].to_numpy(np.float64)[np.argsort(got)]
+        return values[np.searchsorted(np.sort(got), codes)]
 
     def _pairs_of(self, count, empty, exact, frames, accepted=()):
         table = pd.concat([empty, *frames], ignore_index=True)

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit, prange
 
-from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
+from ._hashing import (
+    FlatShingles,
+    FlatTexts,
+    doc_shingle_spans,
+    flatten,
+    flatten_texts,
+    murmur3_32,
+)
 from ._validation import ArgumentTypeError, check_bool, check_int, check_num_perm
 from ._validation_arrays import check_pairs, check_shingle_list, check_signatures, check_similarity
 
@@ -292,7 +299,18 @@ class MinHasher:
             remove_punctuation=remove_punctuation,
             collapse_whitespace=collapse_whitespace,
         )
-        out, mask = self._empty_out(flat.doc_offsets.shape[0] - 1, one_byte)
+        return self.flat_text_signatures(flat, one_byte=one_byte)
+
+    def flat_text_signatures(self, flat: FlatTexts, *, one_byte: bool = False) -> np.ndarray:
+        """:meth:`text_signatures` of texts already laid out by
+        :func:`nearsim._hashing.flatten_texts` (which checked the shingling options), for a
+        caller that reads the laid-out texts for something else too (the copy keys).
+
+        Returns
+        -------
+        ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
+        """
+        out, mask = self._empty_out(flat.doc_offsets.shape[0] - 1, check_bool(one_byte, "one_byte"))
         _signatures_text(
             flat.buf,
             flat.doc_offsets,

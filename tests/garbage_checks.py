@@ -36,6 +36,7 @@ def fx() -> SimpleNamespace:
     f.texts = [
         "The cat sat on the mat.",
         "The cat sat on the mat!",
+        "the  cat sat on the mat.",
         "the cat sat on a mat today",
         "A dog barked at the moon all night",
         "a dog barked at the moon all night long",
@@ -53,6 +54,7 @@ def fx() -> SimpleNamespace:
     f.fps = f.sh.fingerprints(f.sets)
     f.sample = ns.similarity_sample(f.sets)
     f.labels = ns.clusters(f.n, f.cands)
+    f.keys = ns.copy_keys(f.texts)
     f.tokens = ns.TokenSets.from_shingles(f.sets)
     f.settings = ns.Settings()
     f.choice_settings = ns.Settings(auto_tune=False, bands=4, rows=4, num_perm=16)
@@ -148,6 +150,81 @@ def _rows(pairs) -> list[tuple[int, int]]:
     if isinstance(pairs, pd.DataFrame):
         pairs = pairs[["i", "j"]].to_numpy()
     return [(int(i), int(j)) for i, j in np.asarray(pairs).reshape(-1, 2)]
+
+
+def brute_bucket_candidates(signatures, b, r, valid=None, bucket_limit=None) -> np.ndarray:
+    """API.md's banding with nearsim dedup's bucket rule, pair by pair: the documents equal
+    on a band form a bucket; a bucket of at most ``bucket_limit`` documents (any, without
+    a limit) gives all its pairs, a larger one its smallest row with every other and each
+    row with the next larger one."""
+    sig = np.asarray(signatures)
+    n = sig.shape[0]
+    keep = np.ones(n, bool) if valid is None else np.asarray(valid, bool)
+    found = set()
+    for x in range(b):
+        buckets: dict[tuple, list[int]] = {}
+        for d in range(n):
+            if keep[d]:
+                buckets.setdefault(tuple(sig[d, x * r : x * r + r].tolist()), []).append(d)
+        for members in buckets.values():
+            if bucket_limit is None or len(members) <= bucket_limit:
+                found |= {(i, j) for i in members for j in members if i < j}
+            else:
+                found |= {(members[0], j) for j in members[1:]}
+                found |= set(zip(members[1:-1], members[2:], strict=True))
+    return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
+
+
+def brute_copy_pairs(keys, valid=None) -> list[tuple[int, int]]:
+    """(first valid row with the same key, row) for every valid row that has one."""
+    rows = [tuple(k) for k in np.asarray(keys).tolist()]
+    keep = [True] * len(rows) if valid is None else [bool(v) for v in valid]
+    first: dict[tuple, int] = {}
+    out = []
+    for d, key in enumerate(rows):
+        if not keep[d]:
+            continue
+        if key in first:
+            out.append((first[key], d))
+        else:
+            first[key] = d
+    return sorted(out)
+
+
+def brute_kept_check(n, pairs, similarity, threshold):
+    """check_against_kept cluster by cluster: compare with the smallest member, the leavers
+    grouped by the pairs among them, again, until nobody leaves."""
+    pairs = _rows(pairs)
+    labels = brute_clusters(n, pairs)
+    groups: dict[int, list[int]] = {}
+    for d, lab in enumerate(labels):
+        groups.setdefault(lab, []).append(d)
+    todo = [m for m in groups.values() if len(m) > 1]
+    final = {d: d for d in range(n)}  # each document's kept document
+    sim, left = [1.0] * n, [False] * n
+    while todo:
+        members = todo.pop()
+        kept = min(members)
+        for d in members:
+            final[d] = kept
+        others = [d for d in members if d != kept]
+        values = np.asarray(similarity(np.array([kept] * len(others)), np.array(others)))
+        leave = []
+        for d, v in zip(others, values.tolist(), strict=True):
+            sim[d] = v
+            if threshold is not None and v < threshold:
+                leave.append(d)
+        for d in leave:
+            left[d], sim[d], final[d] = True, 1.0, d
+        inner = [(i, j) for i, j in pairs if i in leave and j in leave]
+        sub = brute_clusters(n, inner)
+        regroup: dict[int, list[int]] = {}
+        for d in leave:
+            regroup.setdefault(sub[d], []).append(d)
+        todo.extend(m for m in regroup.values() if len(m) > 1)
+    names: dict[int, int] = {}
+    numbered = [names.setdefault(final[d], len(names)) for d in range(n)]
+    return numbered, sim, left
 
 
 def brute_clusters(n, pairs) -> list[int]:
@@ -425,3 +502,40 @@ def check_estimate_pairs(out, kw):
 
 def nothing(out, kw):
     """No check beyond "it returned" (a method whose result is checked by its own tests)."""
+
+
+def check_copy_keys(out, kw):
+    """Equal keys exactly when the texts' normalised forms are equal (up to a 128-bit hash
+    collision): compared here through the shingle lists, which equal normalised texts
+    share."""
+    texts = list(kw["texts"])
+    assert out.dtype == np.uint64 and out.shape == (len(texts), 2)
+    opts = {k: kw[k] for k in ("kind", "k", "lowercase", "remove_punctuation",
+                               "collapse_whitespace")}  # fmt: skip
+    opts["k"] = int(opts["k"])  # a NumPy integer the library accepted
+    shingled = [brute_shingles(t, **opts) for t in texts]
+    for i in range(len(texts)):
+        for j in range(len(texts)):
+            if (out[i] == out[j]).all():
+                assert shingled[i] == shingled[j]
+
+
+def check_copy_pairs(out, kw):
+    assert out.dtype == np.int64 and out.ndim == 2 and out.shape[1] == 2
+    assert _rows(out) == brute_copy_pairs(kw["keys"], kw["valid"])
+
+
+def jaccard_of(sets):
+    """A similarity(kept, member) callable: exact Jaccard of the documents' shingle sets."""
+
+    def similarity(a, b):
+        return np.array([brute_jaccard(sets[i], sets[j]) for i, j in zip(a, b, strict=True)])
+
+    return similarity
+
+
+def check_kept(out, kw):
+    labels, sim, left = brute_kept_check(kw["n"], kw["pairs"], kw["similarity"], kw["threshold"])
+    assert out.labels.dtype == np.int64 and out.labels.tolist() == labels
+    np.testing.assert_allclose(out.similarity, sim, rtol=0, atol=1e-12)
+    assert out.split_off.tolist() == left

@@ -53,20 +53,49 @@ def nearsim(*args: str, cwd: Path | None = None, timeout: float = 300):
     )
 
 
-def library_answer(texts, settings, verify="estimate"):
-    """candidate_pairs + the filter + clusters, the library's way."""
+def library_answer(texts, settings, verify="estimate", cluster_check=False):
+    """What ``nearsim dedup`` must find, through the library's public calls: exact copies
+    linked to their first occurrence, candidate pairs among distinct documents with the
+    run's bucket limit, the filter, and clusters checked against their kept documents.
+
+    Returns (pairs, estimates, labels) and, as a fourth item, a dict of the rest."""
+    from nearsim.dedup_options import BUCKET_LIMIT
+
     run = ns.pipeline.Runner(texts, settings)
     sig, valid = run.get("signatures"), run.get("valid")
-    cand = ns.candidate_pairs(sig, settings.bands, settings.rows, valid=valid)
+    links = ns.copy_pairs(ns.copy_keys(texts, **settings.shingle_options()), valid)
+    distinct = valid.copy()
+    distinct[links[:, 1]] = False
+    cand = ns.candidate_pairs(
+        sig, settings.bands, settings.rows, valid=distinct, bucket_limit=BUCKET_LIMIT
+    )
+    cand = np.concatenate([cand, links])
+    cand = cand[np.lexsort((cand[:, 1], cand[:, 0]))]
     est = ns.estimate_pairs(sig, cand)
+    flat = run.get("shingles").flat
+    jaccard = ns.pair_jaccard(flat, cand)
     if verify == "estimate":
         keep = est >= settings.threshold
     elif verify == "exact":
-        keep = ns.pair_jaccard(run.get("shingles").flat, cand) >= settings.threshold
+        keep = jaccard >= settings.threshold
     else:
         keep = np.ones(len(cand), dtype=bool)
     pairs = cand[keep]
-    return pairs, est[keep], ns.clusters(len(texts), pairs)
+
+    def similarity(a, b):
+        pair = np.stack([a, b], axis=1)
+        return ns.pair_jaccard(flat, pair) if verify == "exact" else ns.estimate_pairs(sig, pair)
+
+    t = settings.threshold if cluster_check else None
+    check = ns.check_against_kept(len(texts), pairs, similarity, t)
+    rest = {
+        "similarity": check.similarity,
+        "split_off": int(check.split_off.sum()),
+        "copies": len(links),
+        "candidates": len(cand),
+        "jaccard": jaccard[keep],
+    }
+    return pairs, est[keep], check.labels, rest
 
 
 def smallest_row(labels: np.ndarray) -> np.ndarray:
@@ -97,7 +126,7 @@ def test_dedup_equals_the_library_row_for_row(corpus, tmp_path, verify):
         ]
     )
     assert code == 0
-    pairs, est, labels = library_answer(texts, settings, verify)
+    pairs, est, labels, rest = library_answer(texts, settings, verify)
     got_pairs = pd.read_parquet(tmp_path / "pairs.parquet")
     assert got_pairs[["a", "b"]].to_numpy().tolist() == pairs.tolist()
     np.testing.assert_allclose(got_pairs["estimate"].to_numpy(), est)
@@ -157,10 +186,11 @@ def test_sign_batch_equals_the_pipeline_stages(options):
 
     texts = ODD_TEXTS + ns.example_corpus(300, seed=1)["text"].tolist()
     settings = ns.Settings(**options)
-    valid, sig = sign_batch(texts, settings)
+    valid, sig, keys = sign_batch(texts, settings)
     run = ns.pipeline.Runner(texts, settings)
     np.testing.assert_array_equal(valid, run.get("valid"))
     np.testing.assert_array_equal(sig, run.get("signatures"))
+    np.testing.assert_array_equal(keys, ns.copy_keys(texts, **settings.shingle_options()))
     assert sig.dtype == np.uint32 and valid.dtype == bool
     assert not valid.all()  # the empty documents are there, and left out
 
@@ -170,7 +200,7 @@ def test_sign_batch_equals_the_pipeline_stages(options):
 def test_rows_grown_in_place_equal_the_batches_joined(sizes, k):
     """dedup keeps the signatures in one array grown batch by batch (never two copies):
     the same rows as joining the batches, empty batches and no batch at all included."""
-    from nearsim.dedup import _Rows
+    from nearsim.outputs import Rows as _Rows
 
     rng = np.random.default_rng(len(sizes) * 7 + k)
     batches = [rng.integers(0, 2**32, size=(m, k), dtype=np.uint32) for m in sizes]
@@ -191,7 +221,7 @@ def test_dedup_with_min_shingles_equals_the_library(corpus, tmp_path):
     settings = ns.Settings(min_shingles=170, threshold=0.7)
     args = ["dedup", str(path), "--out", str(tmp_path), "--quiet"]
     assert main([*args, "--min-shingles", "170", "--threshold", "0.7"]) == 0
-    pairs, est, labels = library_answer(texts, settings)
+    pairs, est, labels, _ = library_answer(texts, settings)
     got = pd.read_parquet(tmp_path / "pairs.parquet")
     assert got[["a", "b"]].to_numpy().tolist() == pairs.tolist()
     np.testing.assert_allclose(got["estimate"].to_numpy(), est)
@@ -229,9 +259,12 @@ def test_output_tables_have_the_documented_columns_and_types(corpus, tmp_path):
         }[fmt]
         clusters = read(out / f"clusters.{fmt}")
         pairs = read(out / f"pairs.{fmt}")
-        assert list(clusters.columns) == ["row", "id", "cluster", "cluster_size", "keep"]
+        assert list(clusters.columns) == [
+            "row", "id", "cluster", "cluster_size", "keep", "similarity_to_kept"
+        ]  # fmt: skip
         assert list(pairs.columns) == ["a", "b", "estimate", "jaccard"]
         assert [clusters[c].dtype.kind for c in ("row", "cluster", "cluster_size")] == ["i"] * 3
+        assert clusters["similarity_to_kept"].dtype.kind == "f"
         assert clusters["keep"].dtype == bool
         assert [pairs[c].dtype.kind for c in ("a", "b", "estimate", "jaccard")] == list("iiff")
         assert len(clusters) == len(texts)
@@ -459,7 +492,7 @@ def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
     lengths that are not a multiple of 8 and empty strings."""
     import pyarrow as pa
 
-    from nearsim.dedup import _arrow_column
+    from nearsim.outputs import arrow_column as _arrow_column
 
     got = _arrow_column(ids)
     got.validate(full=True)
@@ -472,7 +505,8 @@ def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
 
 
 def test_parquet_tables_read_back_as_the_result_s_tables(corpus, tmp_path):
-    from nearsim.dedup import dedup, write_outputs
+    from nearsim.dedup import dedup
+    from nearsim.outputs import write_outputs
 
     path, _, _ = corpus
     result = dedup([path], ns.Settings(), id_field="doc_id")
