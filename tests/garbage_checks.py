@@ -10,6 +10,7 @@ computed from the arguments actually passed (garbage that was accepted included)
 from __future__ import annotations
 
 import functools
+import itertools
 import tempfile
 import unicodedata
 from collections.abc import Callable
@@ -171,7 +172,7 @@ def brute_bucket_candidates(signatures, b, r, valid=None, bucket_limit=None) -> 
                 found |= {(i, j) for i in members for j in members if i < j}
             else:
                 found |= {(members[0], j) for j in members[1:]}
-                found |= set(zip(members[1:-1], members[2:], strict=True))
+                found |= set(itertools.pairwise(members))
     return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
 
 

@@ -126,7 +126,7 @@ def test_dedup_equals_the_library_row_for_row(corpus, tmp_path, verify):
         ]
     )
     assert code == 0
-    pairs, est, labels, rest = library_answer(texts, settings, verify)
+    pairs, est, labels, _rest = library_answer(texts, settings, verify)
     got_pairs = pd.read_parquet(tmp_path / "pairs.parquet")
     assert got_pairs[["a", "b"]].to_numpy().tolist() == pairs.tolist()
     np.testing.assert_allclose(got_pairs["estimate"].to_numpy(), est)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import nearsim as ns
 from nearsim._hashing import text_shingles
 from nearsim.clusters import ClusterCheck, check_clusters, cluster_table, clusters
 from nearsim.shingles import shingles
@@ -236,3 +237,49 @@ def test_few_pairs_among_many_documents_cost_the_labels_only():
     labels = clusters(n, [[5, n - 1], [3, 5]])
     assert labels[[0, 3, 4, 5, 6, n - 1]].tolist() == [0, 3, 4, 3, 5, 3]
     assert labels[-2] == n - 3 and labels.dtype == np.int64
+
+
+# -- members against their kept document (nearsim dedup --cluster-check) ---------------------
+@given(
+    st.lists(st.frozensets(st.integers(0, 6), min_size=1, max_size=5), min_size=1, max_size=14),
+    st.floats(0.2, 0.9),
+    st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_members_are_checked_against_their_kept_document(sets, threshold, check):
+    """Against a brute force that goes cluster by cluster: every pair of overlapping sets is
+    an accepted pair; members below t leave, are grouped by the pairs among them, again."""
+    from garbage_checks import brute_kept_check, jaccard_of
+
+    n = len(sets)
+    pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if sets[i] & sets[j]],
+                     dtype=np.int64).reshape(-1, 2)  # fmt: skip
+    similarity = jaccard_of([sorted(s) for s in sets])
+    t = threshold if check else None
+    got = ns.check_against_kept(n, pairs, similarity, t)
+    labels, sim, left = brute_kept_check(n, pairs, similarity, t)
+    assert got.labels.tolist() == labels
+    np.testing.assert_allclose(got.similarity, sim, rtol=0, atol=1e-12)
+    assert got.split_off.tolist() == left
+    if check:  # the promise: no member below t against the document kept in its place
+        kept = np.array([labels.index(lab) for lab in labels])
+        for d in range(n):
+            if kept[d] != d:
+                assert similarity(np.array([kept[d]]), np.array([d]))[0] >= threshold
+
+
+def test_a_chain_splits_into_runs_within_the_threshold():
+    sets = [set(range(i, i + 10)) for i in range(30)]  # each one element from the next
+
+    def similarity(a, b):
+        return np.array(
+            [len(sets[i] & sets[j]) / len(sets[i] | sets[j]) for i, j in zip(a, b, strict=True)]
+        )
+
+    pairs = np.array([(i, i + 1) for i in range(29)])
+    plain = ns.check_against_kept(30, pairs, similarity)
+    assert plain.labels.tolist() == [0] * 30 and plain.similarity.min() == 0.0
+    checked = ns.check_against_kept(30, pairs, similarity, 0.5)
+    # within Jaccard 0.5 of i: i + 1 .. i + 3 (9/11, 8/12, 7/13); i + 4 is 6/14
+    assert checked.labels.tolist() == [k // 4 for k in range(30)]
+    assert checked.split_off.sum() == 26 and checked.rounds == 8

@@ -38,7 +38,6 @@ import pytest
 from garbage_checks import (
     array_of,
     brute_bucket_candidates,
-    brute_candidates,
     check_area,
     check_clusters,
     check_copy_keys,

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from datasketch.lsh import _optimal_param
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from support import known_pair
 
 import nearsim as ns
-from nearsim.lsh import TooManyPairsError, _band_keys
+from nearsim.lsh import TooManyPairsError, _band_keys, candidate_pairs
 
 
 def exact_areas(t: Fraction, b: int, r: int) -> tuple[Fraction, Fraction]:
@@ -267,3 +267,41 @@ def test_threshold_one_is_accepted_as_everywhere_else():
     assert ns.false_negative_area(1.0, 9, 13) == 0.0
     assert ns.false_positive_area(1.0, 9, 13) > 0.0
     assert ns.tune(1.0, 16)[0].fn == 0.0
+
+
+# -- the bucket limit (nearsim dedup's rule for hot buckets) ---------------------------------
+@given(
+    st.lists(st.integers(0, 3), min_size=0, max_size=30),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(2, 6),
+    st.lists(st.booleans(), max_size=30),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_bucket_limit_gives_the_rule_s_pairs(values, b, r, limit, flags):
+    """Few distinct values make big buckets: every bucket of more than ``limit`` documents
+    gives its first member with every other and each member with the next (brute force)."""
+    from garbage_checks import brute_bucket_candidates
+
+    n = len(values)
+    rng = np.random.default_rng(n * 31 + b * 7 + r)
+    sig = np.array(values, dtype=np.uint32).reshape(n, 1).repeat(b * r, axis=1)
+    sig[:, ::2] += rng.integers(0, 2, size=(n, (b * r + 1) // 2), dtype=np.uint32)
+    valid = np.array((flags + [True] * n)[:n], dtype=bool)
+    got = candidate_pairs(sig, b, r, valid=valid, bucket_limit=limit)
+    want = brute_bucket_candidates(sig, b, r, valid, limit)
+    assert got.tolist() == want.tolist()
+    unlimited = candidate_pairs(sig, b, r, valid=valid)
+    assert set(map(tuple, got.tolist())) <= set(map(tuple, unlimited.tolist()))
+    # the rule keeps every bucket connected: the same components as all pairs
+    assert ns.clusters(n, got).tolist() == ns.clusters(n, unlimited).tolist()
+
+
+def test_a_hot_bucket_costs_linear_work():
+    """100,000 identical signatures: 199,997 pairs under a limit of 100, not 5·10⁹."""
+    sig = np.zeros((100_000, 8), dtype=np.uint32)
+    pairs = candidate_pairs(sig, 2, 4, bucket_limit=100)
+    assert pairs.shape == (2 * 100_000 - 3, 2)
+    assert (pairs[:99_999, 0] == 0).all()
+    with pytest.raises(TooManyPairsError):
+        candidate_pairs(sig, 2, 4)
