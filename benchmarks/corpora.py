@@ -1,26 +1,18 @@
-"""Corpora shaped like the ones users bring: documents installed on this machine, and a crawl.
+"""Corpora shaped like the ones users bring, for benchmarks and tests; deterministic.
 
-Two corpora for benchmarks and tests, both deterministic for their arguments:
+* :func:`real_documents`: text installed on a Debian machine: manual pages as plain text
+  (:func:`roff_to_text`), package documentation (READMEs, changelogs, NEWS, ``copyright``
+  files: many exact copies and templated families) and the Python standard library.
+* :func:`hot_bucket_corpus`: a crawl: news items with edited copies, boilerplate copied
+  thousands of times, dated near-copies of a cookie banner (one hot LSH bucket) and a chain
+  of small edits whose ends are far apart; :func:`without_boilerplate` leaves the
+  boilerplate out. :func:`describe` says what a corpus holds, :func:`write_jsonl` writes it.
 
-* :func:`real_documents`: real text found on a Debian machine: manual pages
-  (``/usr/share/man``, roff turned into plain text by :func:`roff_to_text`), package
-  documentation (``/usr/share/doc``: READMEs, changelogs, NEWS, ``copyright`` files, many of
-  them exact copies of each other or members of templated families) and the Python standard
-  library's source files.
-* :func:`hot_bucket_corpus`: a web crawl's shape: short news items (with planted edited
-  copies), boilerplate pages copied thousands of times, dated near-copies of a cookie
-  banner that all fall in one LSH bucket, and one chain of small edits whose ends are far
-  apart. :func:`without_boilerplate` gives the same corpus without the boilerplate.
-
-:func:`describe` says what a corpus holds; :func:`write_jsonl` writes it as JSON lines.
-From the repository root::
+From the repository root (nothing is cached; write to a working folder, not the repository)::
 
     python -m benchmarks.corpora real --n 12000 --out real.jsonl
     python -m benchmarks.corpora hot --n 1000000 --out hot.jsonl
     python -m benchmarks.corpora hot --n 1000000 --without-boilerplate --out plain.jsonl
-
-Nothing is cached on disk; the files written are for a benchmark's working folder, not
-for the repository.
 """
 
 from __future__ import annotations
@@ -38,15 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = [
-    "SOURCES",
-    "describe",
-    "hot_bucket_corpus",
-    "real_documents",
-    "roff_to_text",
-    "without_boilerplate",
-    "write_jsonl",
-]
+from nearsim._validation import check_int
 
 SOURCES = ("man", "doc", "python")
 """The sources of :func:`real_documents`, in the order their files are sampled."""
@@ -89,6 +73,7 @@ _ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|(\S+)')
 _TABLE_BLOCK = re.compile(r"^T[{}][ \t]*", re.M)  # a table cell's text block
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
 _BLANK_LINES = re.compile(r"\n{3,}")
+_UNICODE = re.compile(r"u(?:[0-9A-F]{4,5}|10[0-9A-F]{4})(?:_[0-9A-F]{4,6})*")
 _FONT = re.compile(r"\\f(?:\([^\n]{2}|\[[^\]\n]*\]|.)")
 _SIMPLE = {
     "\\-": "-", "\\&": "", "\\|": "", "\\^": "", "\\%": "", "\\:": "", "\\/": "", "\\,": "",
@@ -168,11 +153,9 @@ def _escape(match: re.Match) -> str:
     glyph, name, string2, string_name, string1, _delimiter, char = match.groups()
     if glyph is not None or name is not None:
         key = glyph if glyph is not None else name
-        if key.startswith("u") and len(key) >= 5:  # \[u2014]
-            try:
-                return chr(int(key[1:].split("_")[0], 16))
-            except ValueError:
-                return ""
+        if _UNICODE.fullmatch(key):  # \[u2014]; a surrogate is no character
+            code = int(key[1:].split("_")[0], 16)
+            return "" if 0xD800 <= code <= 0xDFFF else chr(code)
         return _GLYPHS.get(key, "")
     string = string2 or string_name or string1
     if string is not None:
@@ -230,8 +213,7 @@ _DOC_NAME = re.compile(r"(?:readme|changelog|news)[^/]*|copyright|[^/]*\.(?:txt|
 _NOT_PLAIN = re.compile(
     r"\.(?:html?|xml|pdf|ps|dvi|png|gif|jpe?g|svg|ico|css|js|py|pl|pm|c|h|sh|el|elc)$", re.I
 )
-_MAX_UNDECODABLE = 0.1
-"""A file whose decoded text is more than this share of U+FFFD is not text."""
+_MAX_UNDECODABLE = 0.1  # a file whose text is more than this share U+FFFD is not text
 
 
 def _files(root: str, keep: Callable[[str], bool], prune: frozenset[str] = frozenset()):
@@ -340,11 +322,11 @@ def real_documents(
         proportion to its number of files; a file that gives no document is replaced by
         the next one drawn from the same source.
     seed : int
-        Seed for ``numpy.random.default_rng``: the sample and the order.
+        Seed (≥ 0) for ``numpy.random.default_rng``: the sample and the order.
     min_chars : int
         Documents shorter than this after stripping white space are left out.
     max_chars : int
-        Longer documents are cut to this many characters.
+        Longer documents are cut to this many characters (at least ``min_chars``).
 
     Returns
     -------
@@ -352,7 +334,15 @@ def real_documents(
         ``{"id": f"{source}:{relative path}", "text": str, "source": str}`` in a seeded
         random order (sources, copies and families mixed, as in a crawl). The same
         arguments give the same list on the same machine.
+
+    Raises
+    ------
+    ValueError
+        If an argument is not an integer in its range.
     """
+    n = None if n is None else check_int(n, "n", low=0)
+    seed, min_chars = check_int(seed, "seed", low=0), check_int(min_chars, "min_chars", low=0)
+    max_chars = check_int(max_chars, "max_chars", low=max(min_chars, 1))
     files = [_candidates(source) for source in SOURCES]
     counts = np.array([len(f) for f in files], dtype=np.int64)
     wanted = counts if n is None or n >= counts.sum() else _apportion(int(n), counts)
@@ -475,9 +465,7 @@ def hot_bucket_corpus(n: int, *, seed: int = 0) -> list[dict]:
     """
     from nearsim.example import _generate
 
-    if int(n) != n or n < HOT_MIN_DOCS or int(seed) != seed or seed < 0:
-        raise ValueError(f"n must be an integer ≥ {HOT_MIN_DOCS:,} and seed ≥ 0; got {n}, {seed}")
-    n, seed = int(n), int(seed)
+    n, seed = check_int(n, "n", low=HOT_MIN_DOCS), check_int(seed, "seed", low=0)
     counts = _hot_counts(n)
     rng = np.random.default_rng(seed)
     layout = rng.permutation(np.repeat(np.arange(len(counts)), list(counts.values())))
@@ -585,11 +573,8 @@ def _report(facts: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m benchmarks.corpora {real,hot}``: build a corpus, describe it, write it."""
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.corpora",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.corpora", description=__doc__)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     sub = parser.add_subparsers(dest="corpus", required=True)
     real = sub.add_parser("real", help="documents installed on this machine")
     real.add_argument("--n", type=int, default=None, help="how many (default: all)")
@@ -597,28 +582,23 @@ def main(argv: list[str] | None = None) -> int:
     real.add_argument("--max-chars", type=int, default=200_000)
     hot = sub.add_parser("hot", help="a crawl with boilerplate copied thousands of times")
     hot.add_argument("--n", type=int, default=1_000_000, help="how many (default: 1,000,000)")
-    hot.add_argument(
-        "--without-boilerplate",
-        action="store_true",
-        help="leave out the boilerplate and dated rows (ids unchanged)",
-    )
+    hot.add_argument("--without-boilerplate", action="store_true", help="no boilerplate rows")
     for p in (real, hot):
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--out", type=Path, default=None, help="write JSON lines here")
     args = parser.parse_args(argv)
 
     start = time.perf_counter()
-    if args.corpus == "real":
-        records = real_documents(
-            args.n, seed=args.seed, min_chars=args.min_chars, max_chars=args.max_chars
-        )
-    else:
-        try:
+    try:
+        if args.corpus == "real":
+            sizes = {"min_chars": args.min_chars, "max_chars": args.max_chars}
+            records = real_documents(args.n, seed=args.seed, **sizes)
+        else:
             records = hot_bucket_corpus(args.n, seed=args.seed)
-        except ValueError as error:
-            parser.error(str(error))
-        if args.without_boilerplate:
-            records = without_boilerplate(records)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.corpus == "hot" and args.without_boilerplate:
+        records = without_boilerplate(records)
     built = time.perf_counter() - start
     print(_report(describe(records)))
     print(f"built in {built:.1f} s")

@@ -128,7 +128,7 @@ def test_hot_corpus_mix_is_exact_and_scales(n, news, banner, not_found, empty, d
 def test_hot_corpus_is_repeatable_and_follows_its_seed():
     assert hot_bucket_corpus(1_000, seed=2) == hot_bucket_corpus(1_000, seed=2)
     assert hot_bucket_corpus(1_000, seed=2) != hot_bucket_corpus(1_000, seed=3)
-    with pytest.raises(ValueError, match="at least|≥"):
+    with pytest.raises(ValueError, match="n=999 is not accepted"):
         hot_bucket_corpus(999)
 
 
@@ -186,3 +186,17 @@ def test_write_jsonl_and_the_command_line(tmp_path, capsys):
     assert {json.loads(line)["source"] for line in lines} == {"news", "chain"}
     out = capsys.readouterr().out
     assert "exact copies" in out and "wrote 825 records" in out
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: real_documents(-1), "n=-1"),
+        (lambda: real_documents(10, seed=-2), "seed=-2"),
+        (lambda: real_documents(10, min_chars=500, max_chars=100), "max_chars=100"),
+        (lambda: hot_bucket_corpus(5_000, seed=1.5), "seed=1.5"),
+    ],
+)
+def test_bad_arguments_are_refused_with_their_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
