@@ -84,6 +84,53 @@ def _merged(h, buf, s, e, lo, count, first, second, out):
         out[p] = common
 
 
+class OrderedShingles:
+    """Documents' distinct shingles in hash order, ready for any number of pair overlaps.
+
+    Ordering is the costly part (a sort per document); a caller asking about pairs again
+    and again (the member check, round after round) orders once.
+
+    Parameters
+    ----------
+    flat : FlatShingles
+        Checked spans (inside the buffer); repeats within a document allowed.
+    docs : ndarray of int64, shape (u,)
+        Distinct documents of ``flat`` to hold, sorted (all of them: no copy of the spans
+        is made).
+
+    Attributes
+    ----------
+    sizes : ndarray of int64, shape (u,)
+        Distinct shingles of each document of ``docs``.
+    """
+
+    def __init__(self, flat: FlatShingles, docs: np.ndarray):
+        offsets = np.asarray(flat.doc_offsets, dtype=np.int64)
+        starts = np.asarray(flat.starts, dtype=np.int64)
+        ends = np.asarray(flat.ends, dtype=np.int64)
+        if docs.shape[0] == offsets.shape[0] - 1:  # every document (sorted): as laid out
+            base, s, e = offsets, starts, ends
+        else:  # the documents' shingles, back to back
+            lo, hi = offsets[docs], offsets[docs + 1]
+            base = np.zeros(docs.shape[0] + 1, np.int64)
+            np.cumsum(hi - lo, out=base[1:])
+            take = np.repeat(lo - base[:-1], hi - lo) + np.arange(int(base[-1]))
+            s, e = starts[take], ends[take]
+        hashes = span_hashes(FlatShingles(flat.buf, s, e, base))
+        self._buf, self._lo = flat.buf, base[:-1]
+        self._h = np.empty_like(hashes)
+        self._s, self._e = np.empty_like(s), np.empty_like(e)
+        self.sizes = np.empty(docs.shape[0], np.int64)
+        _hash_ordered(hashes, flat.buf, s, e, base[:-1], base[1:], self._h, self._s, self._e,
+                      self.sizes)  # fmt: skip
+
+    def overlaps(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """``|x ∩ y|`` of each pair (first[t], second[t]) of positions in ``docs``; int64."""
+        out = np.empty(first.shape[0], np.int64)
+        _merged(self._h, self._buf, self._s, self._e, self._lo, self.sizes, first, second, out)
+        return out
+
+
 def pair_overlaps(
     flat: FlatShingles, docs: np.ndarray, first: np.ndarray, second: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -106,25 +153,8 @@ def pair_overlaps(
     sizes : ndarray of int64, shape (u,)
         Distinct shingles of each document of ``docs``.
     """
-    offsets = np.asarray(flat.doc_offsets, dtype=np.int64)
-    starts = np.asarray(flat.starts, dtype=np.int64)
-    ends = np.asarray(flat.ends, dtype=np.int64)
-    if docs.shape[0] == offsets.shape[0] - 1:  # every document (sorted, distinct): as laid out
-        base, s, e = offsets, starts, ends
-    else:  # the documents' shingles, back to back
-        lo, hi = offsets[docs], offsets[docs + 1]
-        base = np.zeros(docs.shape[0] + 1, np.int64)
-        np.cumsum(hi - lo, out=base[1:])
-        take = np.repeat(lo - base[:-1], hi - lo) + np.arange(int(base[-1]))
-        s, e = starts[take], ends[take]
-    hashes = span_hashes(FlatShingles(flat.buf, s, e, base))
-    h = np.empty_like(hashes)
-    out_s, out_e = np.empty_like(s), np.empty_like(e)
-    sizes = np.empty(docs.shape[0], np.int64)
-    _hash_ordered(hashes, flat.buf, s, e, base[:-1], base[1:], h, out_s, out_e, sizes)
-    overlaps = np.empty(first.shape[0], np.int64)
-    _merged(h, flat.buf, out_s, out_e, base[:-1], sizes, first, second, overlaps)
-    return overlaps, sizes
+    ordered = OrderedShingles(flat, docs)
+    return ordered.overlaps(first, second), ordered.sizes
 
 
 def jaccard(overlaps: np.ndarray, size_a: np.ndarray, size_b: np.ndarray) -> np.ndarray:

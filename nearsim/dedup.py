@@ -306,9 +306,11 @@ class ExactShingles:
     """
 
     def __init__(self, rows: np.ndarray, flat) -> None:
+        from ._pair_overlap import OrderedShingles
+
         self.rows = rows
         self.flat = flat
-        self._docs = np.arange(rows.shape[0], dtype=np.int64)
+        self._ordered = OrderedShingles(flat, np.arange(rows.shape[0], dtype=np.int64))
 
     @classmethod
     def read(cls, paths, read: dict, settings: RunSettings, pairs: np.ndarray) -> ExactShingles:
@@ -324,8 +326,8 @@ class ExactShingles:
 
     def jaccard(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Exact Jaccard of the pairs (a[t], b[t]) of held rows; float64, shape (m,)."""
-        from ._pair_overlap import jaccard, pair_overlaps
+        from ._pair_overlap import jaccard
 
         first, second = np.searchsorted(self.rows, a), np.searchsorted(self.rows, b)
-        inter, sizes = pair_overlaps(self.flat, self._docs, first, second)
+        inter, sizes = self._ordered.overlaps(first, second), self._ordered.sizes
         return jaccard(inter, sizes[first], sizes[second])

@@ -247,3 +247,37 @@ def test_plain_progress_writes_at_most_one_line_per_interval():
             bar.update(10)
     lines = stream.getvalue().splitlines()
     assert len(lines) == 1 and "100,000 docs" in lines[0]  # only the closing line
+
+
+# -- documents installed on this machine -------------------------------------------------
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """1,500 manual pages, package documents and Python sources of this machine (templated
+    families, licence files copied across packages), as JSON lines with ids and sources."""
+    from benchmarks.corpora import real_documents, write_jsonl
+
+    records = real_documents(1_500, seed=1)
+    path = tmp_path_factory.mktemp("installed") / "installed.jsonl"
+    write_jsonl(records, path)
+    return path, records
+
+
+def test_on_installed_documents_every_removal_is_within_the_threshold_of_what_is_kept(
+    installed, tmp_path
+):
+    path, records = installed
+    table, summary = run_cli(
+        path, tmp_path, "--id-field", "id", "--verify", "exact", "--cluster-check", "true"
+    )
+    assert table["id"].tolist() == [r["id"] for r in records]
+    removed = table[~table["keep"]]
+    assert len(removed) > 100 and summary["split_off"] > 0  # chains were there, and split
+    texts = [r["text"] for r in records]
+    worst = min(
+        exact_jaccard(texts[k], texts[r])
+        for r, k in zip(removed["row"], removed["cluster"], strict=True)
+    )
+    assert worst >= 0.8  # brute force, set by set
+    unchecked, _ = run_cli(path, tmp_path / "unchecked", "--verify", "exact")
+    gone = unchecked[~unchecked["keep"]]
+    assert gone["similarity_to_kept"].min() < 0.8  # without the check, chains remove more
