@@ -330,7 +330,8 @@ def check_against_kept(n: int, pairs, similarity, threshold=None, *, labels=None
         group[nodes] = fresh + roots
         fresh += n
         pending = nodes.astype(np.int64)
-    return KeptCheck(_friendly(group), sim, left, rounds)
+    # nobody left: the labels are still clusters()'s own numbering
+    return KeptCheck(_friendly(group) if left.any() else group, sim, left, rounds)
 
 
 def _similarities(similarity, kept: np.ndarray, member: np.ndarray) -> np.ndarray:

@@ -151,9 +151,10 @@ def dedup(
             with clock.stage("read"):
                 batch = next(batches, None)
     valid, sig = valid.array(), sig.array()
-    found = find_pairs(sig, valid, keys.array(), settings, max_candidates, bucket_limit, clock)
-    del keys
-    cand, est, copies = found
+    with clock.stage("copies", "linking exact copies to their first occurrence"):
+        links = copy_pairs(keys.array(), valid)
+        del keys  # before banding: the run's peak
+    cand, est = find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock)
     exact = None
     jaccard = None
     with clock.stage("verify", f"verifying {cand.shape[0]:,} candidates ({verify})"):
@@ -185,7 +186,7 @@ def dedup(
         jaccard=jaccard,
         verify=verify,
         similarity=check.similarity,
-        exact_duplicates=copies,
+        exact_duplicates=int(links.shape[0]),
         split_off=int(check.split_off.sum()),
         cluster_check=cluster_check,
         seconds=clock.seconds,
@@ -194,23 +195,19 @@ def dedup(
     )
 
 
-def find_pairs(sig, valid, keys, settings, max_candidates, bucket_limit, clock):
-    """Stages 2 and 3: exact copies linked to their first occurrence, band candidates
-    among distinct documents, and the estimates of both.
+def find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock):
+    """Stage 3: band candidates among distinct documents (``valid`` without the later copy
+    of each of ``links``), joined to the copies' links, and the estimates of both.
 
     Returns
     -------
     candidates : ndarray of int64, shape (m, 2)
         Sorted pairs: each copy's link and the band candidates.
     estimates : ndarray of float64, shape (m,)
-    copies : int
-        How many documents are exact copies of an earlier one.
     """
     n = valid.shape[0]
-    with clock.stage("copies", "linking exact copies to their first occurrence"):
-        links = copy_pairs(keys, valid)
-        distinct = valid.copy()
-        distinct[links[:, 1]] = False
+    distinct = valid.copy()
+    distinct[links[:, 1]] = False
     with clock.stage("bands", f"banding: {settings.bands} bands × {settings.rows} rows"):
         try:
             cand = candidate_pairs(
@@ -229,7 +226,7 @@ def find_pairs(sig, valid, keys, settings, max_candidates, bucket_limit, clock):
                                                + links[:, 1]]))  # fmt: skip
             cand = np.stack([codes // n, codes % n], axis=1)
         est = estimate_pairs(sig, cand)
-    return cand, est, int(links.shape[0])
+    return cand, est
 
 
 def _estimates(sig: np.ndarray):

@@ -66,3 +66,13 @@ def test_each_copy_is_linked_to_its_first_occurrence(groups, flags):
     assert got.dtype == np.int64 and got.shape[1] == 2
     assert [tuple(p) for p in got.tolist()] == brute_copy_pairs(keys, valid)
     assert got.shape[0] == valid.sum() - len({g for g, v in zip(groups, valid, strict=False) if v})
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), max_size=30))
+@settings(max_examples=150, deadline=None)
+def test_keys_equal_in_one_half_only_are_not_copies(halves):
+    """Rows whose first 64 bits agree and last 64 differ are different texts (the fast sort
+    by the first half must notice)."""
+    keys = np.array(halves, dtype=np.uint64).reshape(-1, 2)
+    got = ns.copy_pairs(keys)
+    assert [tuple(p) for p in got.tolist()] == brute_copy_pairs(keys)
