@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 from ._validation import ArgumentTypeError, check_bool, check_choice, check_instance, check_str
 from .dedup_options import VERIFY
 from .presets import _NEARSIM_HASH, PRESETS, banding_words
+from .settings import EXPLORER_FIELDS as SETTINGS_EXPLORER_FIELDS
 from .settings import FIELD_SPECS, Settings
 
 __all__ = [
@@ -42,9 +43,9 @@ __all__ = [
     "text_dedup_config",
 ]
 
-EXPLORER_FIELDS = ("source", "n_docs", "example_seed")
-"""Settings that say where the explorer's own documents come from; ``nearsim dedup`` reads
-INPUT instead, so the command leaves them out."""
+EXPLORER_FIELDS = SETTINGS_EXPLORER_FIELDS
+"""Settings only the explorer uses (where its documents come from, the SimHash distance):
+``nearsim dedup`` neither offers nor reads them, so the command leaves them out."""
 
 VERIFY_MODES = VERIFY
 """``nearsim dedup --verify``: keep a candidate when its estimate ≥ t, its exact Jaccard ≥ t,
