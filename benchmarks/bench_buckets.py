@@ -42,13 +42,11 @@ def corpora(sizes: dict[str, int]) -> dict[str, list[str]]:
     from nearsim.example import _generate
 
     return {
-        f"news items, {sizes['news']:,}": _generate(sizes["news"], 0)["text"].tolist(),
-        f"crawl with boilerplate, {sizes['hot']:,}": [
+        "news items": _generate(sizes["news"], 0)["text"].tolist(),
+        "crawl with boilerplate": [
             r["text"] for r in hot_bucket_corpus(sizes["hot"], seed=0)
         ],
-        f"installed documents, {sizes['real']:,}": [
-            r["text"] for r in real_documents(sizes["real"], seed=0)
-        ],
+        "installed documents": [r["text"] for r in real_documents(sizes["real"] or None, seed=0)],
     }
 
 
@@ -117,7 +115,9 @@ def measure(texts: list[str]) -> list[dict]:
             row["pairs no longer in one cluster"] = f"{int(apart.sum()):,}"
         rows.append(row)
         print(row, flush=True)
-    largest = _largest_bucket(sig, valid, settings)
+    distinct = valid.copy()
+    distinct[links[:, 1]] = False
+    largest = _largest_bucket(sig, distinct, settings)
     return rows, {"copies": int(links.shape[0]), "largest bucket": largest}
 
 
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--news", type=int, default=100_000)
     parser.add_argument("--hot", type=int, default=60_000)
-    parser.add_argument("--real", type=int, default=12_000)
+    parser.add_argument("--real", type=int, default=0, help="0: every installed document")
     args = parser.parse_args(argv)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     parts = [
@@ -157,8 +157,9 @@ def main(argv: list[str] | None = None) -> None:
         rows, facts = measure(texts)
         parts += [
             "",
-            f"### {name} documents ({facts['copies']:,} exact copies; largest band bucket "
-            f"{facts['largest bucket']:,} documents)",
+            f"### {name}: {len(texts):,} documents ({facts['copies']:,} exact copies; largest "
+            "band bucket "
+            f"{facts['largest bucket']:,} distinct documents)",
             "",
             markdown_table(rows, COLUMNS),
         ]
