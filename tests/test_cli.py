@@ -339,7 +339,7 @@ def test_bad_input_exits_2_with_one_line(corpus, tmp_path, args, message, capsys
     assert main(filled) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
-    assert err.startswith("nearsim: error: ") or "error:" in err
+    assert err.startswith("nearsim: error: "), err  # usage errors included: one prefix
     import re
 
     assert re.search(message, err), err
