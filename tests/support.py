@@ -24,9 +24,18 @@ def char_shingles(text: str, k: int = 5) -> set[str]:
     return {text[i : i + k] for i in range(max(1, len(text) - k + 1))}
 
 
-def jaccard(a: set, b: set) -> float:
-    """Exact Jaccard similarity of two sets."""
-    return len(a & b) / len(a | b)
+def jaccard(a, b) -> float:
+    """Exact Jaccard similarity ``|A ∩ B| / |A ∪ B|`` of two documents' shingles, taken as
+    sets (repeats ignored): the tests' one reference.
+
+    Two empty documents give 0.0, the library's rule: ``nearsim._pair_overlap.jaccard``
+    divides by ``max(|A ∪ B|, 1)``, ``pair_jaccard`` gives 0.0 when both documents have no
+    shingles, and ``exact_pairs`` never pairs a document with no shingles (its threshold is
+    above 0). One empty and one not: 0 / |B| = 0.0 as well.
+    """
+    a, b = set(a), set(b)
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
 
 
 def zip_bytes() -> bytes:
