@@ -15,9 +15,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 from e2e_fixtures import (  # noqa: E402 - the browser tests' fixtures, for every e2e module
     app_server,
     chromium,
+    need_chromium,
     new_context,
     page,
     shared_context,
 )
 
 __all__ = ["app_server", "chromium", "new_context", "page", "shared_context"]
+
+
+def pytest_runtest_setup(item):
+    """A browser test (one whose fixtures include ``chromium``) without the browser: a skip,
+    or a failure in CI (:func:`e2e_fixtures.need_chromium`); decided before its fixtures
+    start a server."""
+    if "chromium" in item.fixturenames:
+        need_chromium()

@@ -5,18 +5,29 @@ to every failed browser test."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from e2e_server import CHROMIUM, VIEWPORT, AppServer, launch_chromium
+from playwright.sync_api import sync_playwright
 
 TIMEOUT = 60_000  # ms, for anything that waits on the app (a cold server compiles kernels)
 LOG_TAIL = 6_000
 
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import sync_playwright
-else:  # pragma: no cover - the browser tests are skipped
-    sync_playwright = None
+
+def need_chromium() -> None:
+    """The one decision on a missing browser, for every browser test (tests/conftest.py
+    calls it before the setup of any test whose fixtures include ``chromium``, the way
+    every browser test reaches the browser): without Debian's chromium a browser test is
+    skipped on a developer's machine, and fails where ``CI`` is ``true`` (or 1): a CI
+    image without the browser must not pass with none of the browser tests run."""
+    if Path(CHROMIUM).exists():
+        return
+    missing = f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)"
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"{missing}; CI={os.environ['CI']}: a missing browser fails", pytrace=False)
+    pytest.skip(missing)
 
 
 class _LogOnFailure:

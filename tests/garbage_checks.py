@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.integrate import quad
+from support import jaccard
 
 import nearsim as ns
 
@@ -108,12 +109,6 @@ def brute_shingles(text, *, kind, k, lowercase, remove_punctuation, collapse_whi
     return list(dict.fromkeys(grams))
 
 
-def brute_jaccard(a, b) -> float:
-    """|a ∩ b| / |a ∪ b| of two documents' shingles; 0.0 when both are empty."""
-    x, y = set(a), set(b)
-    return len(x & y) / len(x | y) if x | y else 0.0
-
-
 def brute_exact(sets, threshold, valid=None) -> list[tuple[tuple[int, int], float]]:
     """Every pair i < j of non-empty documents (inside ``valid``) with J ≥ t, compared in
     exact arithmetic on the float given."""
@@ -127,7 +122,7 @@ def brute_exact(sets, threshold, valid=None) -> list[tuple[tuple[int, int], floa
             if not (x and y and keep[i] and keep[j]):
                 continue
             if Fraction(len(x & y), len(x | y)) >= cut:
-                out.append(((i, j), len(x & y) / len(x | y)))
+                out.append(((i, j), jaccard(x, y)))
     return out
 
 
@@ -435,7 +430,7 @@ def check_exact(out, kw):
 def check_pair_jaccard(out, kw):
     pairs = kw["pairs"]
     rows = pairs[["i", "j"]].to_numpy() if isinstance(pairs, pd.DataFrame) else np.asarray(pairs)
-    want = [brute_jaccard(kw["sets"][int(i)], kw["sets"][int(j)]) for i, j in rows.reshape(-1, 2)]
+    want = [jaccard(kw["sets"][int(i)], kw["sets"][int(j)]) for i, j in rows.reshape(-1, 2)]
     assert out.dtype == np.float64 and out.shape == (len(want),)
     np.testing.assert_allclose(out, want, rtol=0, atol=1e-15)
 

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import jaccard
 
 import nearsim as ns
 from nearsim._hashing import text_shingles
@@ -130,11 +131,6 @@ def test_cluster_table():
         cluster_table(np.zeros((2, 2), dtype=np.int64))
 
 
-def _jaccard(a, b):
-    a, b = set(a), set(b)
-    return len(a & b) / len(a | b)
-
-
 def chain_corpus(seed=0, steps=5, edit=6, words=60):
     """A → B → C → … each a few words edited from the last; ends share little."""
     rng = np.random.default_rng(seed)
@@ -160,11 +156,11 @@ def test_check_clusters_detaches_the_far_end_of_a_chain():
     texts = ["unrelated document number one", *chain, "another lone one", *others]
     sets = [shingles(x) for x in texts]
     n = len(texts)
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if _jaccard(sets[i], sets[j]) >= t]
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if jaccard(sets[i], sets[j]) >= t]
     labels = clusters(n, pairs)
     members = list(range(1, 1 + len(chain)))
     assert len({labels[m] for m in members}) == 1  # the chain is one cluster
-    to_first = {m: _jaccard(sets[1], sets[m]) for m in members}
+    to_first = {m: jaccard(sets[1], sets[m]) for m in members}
     far = [m for m in members if to_first[m] < t]
     assert far and far[-1] == members[-1]  # the ends differ
     assert all(to_first[m] >= t for m in members[:2])

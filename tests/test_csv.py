@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from support import MIXED, zip_bytes
 
 from nearsim.documents import (
     csv_columns,
@@ -19,7 +20,6 @@ from nearsim.documents import (
     read_csv_column,
     read_csv_column_rows,
 )
-from tests.support import MIXED, zip_bytes
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"
 

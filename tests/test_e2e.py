@@ -18,23 +18,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from e2e_fixtures import LOG_TAIL
-from e2e_server import CHROMIUM, PAGES, AppServer, open_app, wait_idle
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect, sync_playwright
-else:  # pragma: no cover - the module is skipped
-    expect = sync_playwright = None
-
+from e2e_server import PAGES, AppServer, open_app, wait_idle
+from playwright.sync_api import expect
 
 THRESHOLD = "Similarity threshold t"
 NUM_PERM = "Hash functions k (signature length)"

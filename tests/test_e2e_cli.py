@@ -10,20 +10,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
-import pytest
-from e2e_server import CHROMIUM, free_port, open_app
+from e2e_server import free_port, open_app
+from playwright.sync_api import expect
 from test_e2e import assert_no_errors
 
 import nearsim as ns
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect
 
 
 def test_nearsim_app_opens_the_explorer_on_a_corpus(tmp_path, new_context):

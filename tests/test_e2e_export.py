@@ -24,9 +24,9 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 from support import datatrove_values, nearsim_values
 from test_e2e import (
-    CHROMIUM,
     NUM_PERM,
     THRESHOLD,
     assert_log_clean,
@@ -45,16 +45,6 @@ from test_e2e import (
 import nearsim as ns
 from nearsim.pipeline import Runner
 from nearsim.settings import Settings
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect
-else:  # pragma: no cover - the module is skipped
-    expect = None
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = "/export?n_docs=300"

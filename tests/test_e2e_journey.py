@@ -15,23 +15,15 @@ import importlib
 import io
 import re
 import shlex
-from pathlib import Path
 
 import pandas as pd
-import pytest
-from e2e_server import CHROMIUM, open_app, wait_idle
+from e2e_server import open_app, wait_idle
+from playwright.sync_api import expect
 from test_e2e import assert_log_clean, assert_no_errors, choose, number, query_is, title
 from test_e2e_export import copied, main, tab
 from test_e2e_threshold import CUT, pair_line, progress
 
 import nearsim as ns
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect
 
 DOCS = 3_000
 

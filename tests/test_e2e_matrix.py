@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import CHROMIUM, PAGES, AppServer, open_app, wait_idle
+from e2e_server import PAGES, AppServer, open_app, wait_idle
+from playwright.sync_api import expect
 from test_app_matrix import TEXTS, source_files
 from test_e2e import (
     DRAWN,
@@ -23,13 +24,6 @@ from test_e2e import (
     sidebar,
     title,
 )
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
 TABS = {

@@ -14,11 +14,10 @@ import csv
 import io
 import json
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-from e2e_server import CHROMIUM, open_app, wait_idle
+from e2e_server import open_app, wait_idle
+from playwright.sync_api import expect
 from test_e2e import (
     THRESHOLD,
     _leaves,
@@ -30,13 +29,6 @@ from test_e2e import (
     slider,
     title,
 )
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(),
-    reason=f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-)
-if Path(CHROMIUM).exists():
-    from playwright.sync_api import expect
 
 CUT = 0.75  # the test's own rule: a pair at J ≥ 0.75 is a duplicate
 PAIR_LINE = re.compile(r"Pair (\d+) of (\d+): .* exact Jaccard (\d\.\d{3})")

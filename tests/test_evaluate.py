@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from simhash_support import planted, random_words
+from support import jaccard
 
 import nearsim as ns
 from nearsim.evaluate import (
@@ -260,11 +261,6 @@ def test_evaluate_equals_counting_by_hand(n, data, t):
 
 
 # --------------------------------------------------------------------------- Compare
-def _jaccard(a, b):
-    a, b = set(a), set(b)
-    return len(a & b) / len(a | b) if a | b else 0.0
-
-
 def edited_corpus(n_orig=40, copies=40, seed=0):
     """Originals of random words and copies with a few words changed."""
     rng = np.random.default_rng(seed)
@@ -279,7 +275,7 @@ def edited_corpus(n_orig=40, copies=40, seed=0):
 
 def _exact_frame(lists, floor):
     rows = [
-        (i, j, _jaccard(lists[i], lists[j]))
+        (i, j, jaccard(lists[i], lists[j]))
         for i, j in itertools.combinations(range(len(lists)), 2)
     ]
     rows = [r for r in rows if r[2] >= floor]

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import jaccard
 
 import nearsim as ns
 from nearsim import _join, _pair_overlap
@@ -35,12 +36,9 @@ def reference(sets, threshold, valid=None) -> list[tuple[int, int, float]]:
     out = []
     for i in range(len(docs)):
         for j in range(i + 1, len(docs)):
-            inter = len(docs[i] & docs[j])
-            if inter == 0:
-                continue
-            union = len(docs[i] | docs[j])
-            if inter / union >= threshold:
-                out.append((i, j, inter / union))
+            s = jaccard(docs[i], docs[j])
+            if s > 0 and s >= threshold:
+                out.append((i, j, s))
     return out
 
 
@@ -411,10 +409,13 @@ def test_larger_corpus_both_methods_agree():
 # --------------------------------------------------------------------------- pair_jaccard
 
 
-def _jaccard(a, b) -> float:
-    a, b = set(a), set(b)
-    union = len(a | b)
-    return len(a & b) / union if union else 0.0
+def test_two_empty_documents_give_0_in_the_library_and_in_the_reference():
+    """The one rule for two documents with no shingles (tests/support.py's jaccard): 0.0,
+    and never a pair."""
+    got = pair_jaccard([[], [], ["a"]], np.array([[0, 1], [0, 2], [1, 1]]))
+    assert got.tolist() == [0.0, 0.0, 0.0]
+    assert [jaccard([], []), jaccard([], ["a"])] == [0.0, 0.0]
+    assert ns.exact_pairs([[], [], ["a"]], 0.05).empty
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -424,7 +425,7 @@ def test_pair_jaccard_equals_python_sets(sets, data):
         sets = [[]]
     n = len(sets)
     pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
-    want = [_jaccard(sets[a], sets[b]) for a, b in pairs]
+    want = [jaccard(sets[a], sets[b]) for a, b in pairs]
     arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     for form in (sets, flatten(sets), TokenSets.from_shingles(sets)):
         got = pair_jaccard(form, arr)
@@ -444,7 +445,7 @@ def test_pair_jaccard_counts_bytes_not_hashes(sets, data, buckets):
     sets = [s + [x for x in s if rng.random() < 0.3] for s in sets]  # repeats
     n = len(sets)
     pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
-    want = [_jaccard(sets[a], sets[b]) for a, b in pairs]
+    want = [jaccard(sets[a], sets[b]) for a, b in pairs]
     arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     real = _pair_overlap.span_hashes
     with pytest.MonkeyPatch.context() as mp:

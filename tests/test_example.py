@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from support import char_shingles, jaccard
 
 import nearsim as ns
 from nearsim.documents import example_corpus
-from tests.support import char_shingles, jaccard
 
 
 @pytest.fixture(scope="module")

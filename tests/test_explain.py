@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import jaccard
 
 import nearsim as ns
 from nearsim import explain
@@ -22,10 +23,7 @@ def brute_profile(texts, ks, pairs, kind="char"):
             for x in s:
                 counts[x] = counts.get(x, 0) + 1
         one = np.mean([c == 1 for c in counts.values()]) if counts else np.nan
-        jac = []
-        for i, j in pairs:
-            union = len(sets[i] | sets[j])
-            jac.append(len(sets[i] & sets[j]) / union if union else 0.0)
+        jac = [jaccard(sets[i], sets[j]) for i, j in pairs]
         low = [x for x in jac if x < 0.5]
         rows.append((k, len(counts), one, np.mean(low) if low else np.nan))
     return rows

@@ -6,9 +6,9 @@ import codecs
 import gzip
 
 import pytest
+from support import MIXED, zip_bytes
 
 from nearsim.documents import read_document_file
-from tests.support import MIXED, zip_bytes
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support import known_pair
+from support import known_pair, mse_ratio_sd, one_numba_thread
 
 import nearsim as ns
 from nearsim.minhash import MERSENNE_P, correct_one_byte
@@ -167,48 +167,56 @@ def test_winners_explain_the_signature():
 
 
 # -- the estimator ----------------------------------------------------------------------
-def standardized_errors(estimates, truths, k):
-    e = np.asarray(estimates) - np.asarray(truths)
-    sd = np.sqrt(np.asarray(truths) * (1 - np.asarray(truths)) / k)
-    return e, e / sd
+def test_estimator_3000_pairs_fresh_seeds():
+    """Seed 002's test (600 pairs: mean error < 0.01, spread at most 30% above
+    sqrt(J(1-J)/k)), made sharp enough to fail for an estimator whose variance is 20% too
+    large: 3,000 pairs of known J (0.1 to 0.95), each with its own hash seed, so the
+    errors are independent, each Ĵ = X/k with X ~ Binomial(k, J).
 
-
-def test_estimator_600_pairs_fresh_seeds():
-    """Seed 002's test: mean error < 0.01, spread at most 30% above sqrt(J(1-J)/k).
-
-    With k = 128 a single estimate has sd <= 0.044, so the mean of 600 errors has sd
-    <= 0.0018: 0.01 is over five standard deviations. The root mean square of the
-    standardized errors estimates the spread ratio with sd about 1/sqrt(2·600) = 0.03, so
-    the bounds 0.7 and 1.3 are ten standard deviations away from the expected 1.
+    Bias: the sum of the errors has sd sqrt(Σ J(1-J)/k), so the mean error's sd is that
+    over m (0.0007 here; seed 002's 0.01 is 14 of them) and the bound is 4 sd.
+    Spread: R = Σ err² / Σ J(1-J)/k has mean 1 and sd about sqrt(2/m) = 0.026
+    (support.mse_ratio_sd, from the binomial's fourth moment); the bound is 1 ± 4 sd,
+    ±0.11. A variance 20% too large gives R near 1.2, about 7.5 sd above 1: it fails.
     """
     rng = np.random.default_rng(2024)
     est, truth = [], []
-    for i in range(600):
-        a, b, j = known_pair(rng, i, int(rng.integers(60, 400)), float(rng.uniform(0.1, 0.95)))
-        mh = ns.MinHasher(K, seed=10_000 + i)
-        sa, sb = mh.signatures([a, b])
-        est.append(ns.estimate_jaccard(sa, sb))
-        truth.append(j)
-    err, z = standardized_errors(est, truth, K)
-    assert abs(err.mean()) < 0.01
-    spread = math.sqrt(np.mean(z**2))
-    assert 0.7 <= spread <= 1.3
+    with one_numba_thread():
+        for i in range(3000):
+            union, j = int(rng.integers(60, 400)), float(rng.uniform(0.1, 0.95))
+            a, b, j = known_pair(rng, i, union, j)
+            sa, sb = ns.MinHasher(K, seed=10_000 + i).signatures([a, b])
+            est.append(ns.estimate_jaccard(sa, sb))
+            truth.append(j)
+    truth = np.asarray(truth)
+    err = np.asarray(est) - truth
+    var = truth * (1 - truth) / K
+    assert abs(err.mean()) <= 4 * math.sqrt(var.sum()) / len(err)
+    assert abs(np.sum(err**2) / var.sum() - 1) <= 4 * mse_ratio_sd(truth, K)
 
 
 @pytest.mark.parametrize("j", [0.2, 0.5, 0.8])
-def test_estimator_200_seeds_fixed_pair(j):
-    """Over 200 seeds the estimate's mean is J within 4 standard errors of the mean, and its
-    standard deviation is within 30% of sqrt(J(1-J)/k) (sd of a 200-sample sd ratio ≈ 0.05).
+def test_estimator_5000_seeds_fixed_pair(j):
+    """One pair over m = 5,000 hash seeds: each estimate is X/k with X ~ Binomial(k, J).
+
+    Mean: J within 4 standard errors of a mean of m estimates, 4 sqrt(J(1-J)/k) / sqrt(m).
+    Variance: R = mean((Ĵ − J)²) / (J(1-J)/k), J known, has mean 1 and sd about
+    sqrt(2/m) = 0.020 (support.mse_ratio_sd: a variance estimate's relative standard
+    error, with the binomial's small excess kurtosis); the bound is 1 ± 4 sd, ±0.08.
+    A variance 20% too large gives R near 1.2, about 10 sd above 1: it fails.
+    (The old 200 seeds and sd within 30% of theory let a variance 69% too large pass.)
     """
     rng = np.random.default_rng(int(j * 100))
     a, b, jj = known_pair(rng, 0, 300, j)
     ests = []
-    for seed in range(200):
-        sa, sb = ns.MinHasher(K, seed=seed).signatures([a, b])
-        ests.append(ns.estimate_jaccard(sa, sb))
+    with one_numba_thread():
+        for seed in range(5000):
+            sa, sb = ns.MinHasher(K, seed=seed).signatures([a, b])
+            ests.append(ns.estimate_jaccard(sa, sb))
+    err = np.asarray(ests) - jj
     theory = ns.standard_error(jj, K)
-    assert abs(np.mean(ests) - jj) < 4 * theory / math.sqrt(200)
-    assert 0.7 * theory <= np.std(ests, ddof=1) <= 1.3 * theory
+    assert abs(err.mean()) < 4 * theory / math.sqrt(len(err))
+    assert abs(np.mean(err**2) / theory**2 - 1) <= 4 * mse_ratio_sd(np.full(len(err), jj), K)
 
 
 @pytest.mark.parametrize("j", [0.1, 0.3, 0.6])

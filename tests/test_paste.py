@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from support import MIXED
 
 from nearsim.documents import parse_paste
-from tests.support import MIXED
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
+from support import jaccard
 
 import nearsim as ns
 from nearsim.exact import exact_pairs
@@ -39,7 +40,7 @@ def every_pair(sets) -> list[tuple[int, int, float]]:
         for j in range(i + 1, len(sets)):
             a, b = set(sets[i]), set(sets[j])
             if a & b:
-                out.append((i, j, len(a & b) / len(a | b)))
+                out.append((i, j, jaccard(a, b)))
     return out
 
 

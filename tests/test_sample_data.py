@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from support import char_shingles, jaccard
+
 from nearsim.documents import csv_columns, parse_paste, read_csv_column, read_document_file
-from tests.support import char_shingles, jaccard
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"
 
