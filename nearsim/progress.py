@@ -21,9 +21,9 @@ LOG_EVERY = 10.0
 class PlainProgress:
     """A progress counter that writes a plain line at most every ``every`` seconds.
 
-    Used like a tqdm bar (``update``, a context manager); writes ``nearsim: WHAT: N UNIT
-    (R UNIT/s)`` lines, and a last one when it closes if anything was counted since the
-    last line.
+    Used like a tqdm bar (``update``, a context manager): writes ``nearsim: WHAT…`` when it
+    starts, ``nearsim: WHAT: N UNIT (R UNIT/s)`` lines while it counts, and a last one when
+    it closes if anything was counted since the last line.
     """
 
     def __init__(self, what: str, unit: str, stream, every: float = LOG_EVERY):
@@ -31,6 +31,7 @@ class PlainProgress:
         self.count = 0
         self.started = self.last = time.perf_counter()
         self.shown = 0
+        print(f"nearsim: {what}…", file=stream, flush=True)
 
     def update(self, count: int) -> None:
         self.count += count

@@ -463,7 +463,7 @@ def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path, sig, sta
     """Interrupt a run: an older run's summary.json is removed when the new run starts, and
     the interrupted run leaves no summary.json; a table that is there was renamed whole.
 
-    The signal is sent when the run's progress bar, "nearsim: documents read and signed",
+    The signal is sent when the run's progress line, "nearsim: documents read and signed",
     first appears on stderr: before the first of ten batches of 10,000 documents is
     signed, so at least the signing of 100,000 documents (about a second on a fast
     machine), banding and writing are still to come. The exit status shows the signal

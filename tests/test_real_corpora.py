@@ -246,7 +246,8 @@ def test_plain_progress_writes_at_most_one_line_per_interval():
         for _ in range(10_000):
             bar.update(10)
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 1 and "100,000 docs" in lines[0]  # only the closing line
+    assert lines[0] == "nearsim: documents…"  # the stage begins
+    assert len(lines) == 2 and "100,000 docs" in lines[1]  # then only the closing line
 
 
 # -- documents installed on this machine -------------------------------------------------
