@@ -10,7 +10,7 @@ from benchmarks._report import machine, markdown_table, write_section
 GOAL_SECONDS = 60.0
 GOAL_BYTES = 3e9
 K = 128
-CAND_BYTES = 40  # nearsim.dedup: pair codes, estimates and pairs, per candidate pair
+CAND_BYTES = 40  # nearsim.run.local: pair codes, estimates and pairs, per candidate pair
 MAX_PAIRS = 20_000_000  # nearsim.lsh.DEFAULT_MAX_PAIRS (this module stays free of nearsim)
 
 
@@ -522,7 +522,7 @@ def report(data: dict, work: Path) -> None:
         + data.get("compiled", {}).get("sentence", ""),
         "",
         "Corpus: short news-like documents with planted edited copies "
-        '(`nearsim.example._generate`, seed 0), JSON lines `{"id", "text"}` in '
+        '(`nearsim.io.example._generate`, seed 0), JSON lines `{"id", "text"}` in '
         f"{work} (not committed): " + "; ".join(lines) + ".",
     ]
     if truth:

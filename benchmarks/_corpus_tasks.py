@@ -1,7 +1,7 @@
 """The child processes of ``benchmarks/bench_corpus.py``: each runs alone in a fresh
 interpreter, so its time, CPU time and peak memory are its own.
 
-* ``generate``: the benchmark corpus as JSON lines (``nearsim.example._generate``).
+* ``generate``: the benchmark corpus as JSON lines (``nearsim.io.example._generate``).
 * ``truth``: the exact ground truth, ``nearsim.exact_pairs`` at the threshold.
 * ``datasketch``, ``rensa``: the whole job with a peer library, read → clusters written,
   stage by stage, the way their documentation shows it.
@@ -64,12 +64,12 @@ def check_shingler(texts: list[str]) -> None:
 
     for t in texts[:2000]:
         if char_shingles(t) != set(ns.shingles(t)):
-            raise AssertionError(f"peer shingles differ from nearsim.shingles on {t!r}")
+            raise AssertionError(f"peer shingles differ from nearsim.shingling on {t!r}")
 
 
 # -- generate and truth ------------------------------------------------------------------
 def generate(task: dict) -> dict:
-    from nearsim.example import _generate
+    from nearsim.io.example import _generate
 
     n, out = task["n"], Path(task["path"])
     started = time.perf_counter()
@@ -93,7 +93,7 @@ def generate(task: dict) -> dict:
 def truth(task: dict) -> dict:
     """Exact pairs with Jaccard ≥ t (char 5-gram sets), saved as ``i * n + j`` codes."""
     import nearsim as ns
-    from nearsim._hashing import text_shingles
+    from nearsim.hashing import text_shingles
 
     texts = read_texts(task["path"])
     check_shingler(texts)
@@ -287,7 +287,7 @@ def spread(task: dict) -> dict:
     from datasketch import MinHash
 
     import nearsim as ns
-    from nearsim._hashing import text_shingles
+    from nearsim.hashing import text_shingles
 
     texts = read_texts(task["path"])[: task["documents"]]
     ex = ns.exact_pairs(text_shingles(texts), 0.5)

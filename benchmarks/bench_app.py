@@ -13,11 +13,11 @@ under 0.5 s; every other single change under 0.5 s in the browser. What is measu
 
 * **cold**: the first run of a page (Documents, and Results) in a fresh process: the app's
   own imports, loading numba's compiled kernels from its on-disk cache (the set-up scripts
-  compile them once; this script runs ``pipeline.warm_up()`` first, timed, for the same
+  compile them once; this script runs ``nearsim.explore.warm_up()`` first, timed, for the same
   reason), generating the Example and every stage the page reads. In AppTest each process
   is a subprocess of this script and importing Streamlit and AppTest is timed apart; in
   the browser each is a fresh server started as ``scripts/app`` starts it
-  (``python -m explorer.serve``: the library's imports, then ``streamlit run``), whose
+  (``python -m nearsim_app.explorer.serve``: the library's imports, then ``streamlit run``), whose
   start-up (until /_stcore/health answers) is timed apart. Best, median and worst of
   ``--processes``.
 * **single changes**, one process (AppTest) or one browser tab, in this order: threshold
@@ -83,7 +83,7 @@ def _pages() -> list[tuple[str, str, str]]:
 
 def _script(label: str) -> str:
     path = next(p for p, _, nav in _pages() if nav == label)
-    return f"app_pages/{path.strip('/') or 'documents'}.py"
+    return f"pages/{path.strip('/') or 'documents'}.py"
 
 
 # -- the plan: every timed interaction, the same in AppTest and in the browser ----------
@@ -142,7 +142,7 @@ class StageClock:
     EXTRA = (
         ("explorer.state", "example_corpus", "example"),
         ("nearsim", "compare_tuners", "recall tuner"),
-        ("nearsim.explain", "estimate_spread", "spread of 200 seeds"),
+        ("nearsim.explore.explain", "estimate_spread", "spread of 200 seeds"),
     )
 
     def __init__(self):
@@ -173,7 +173,7 @@ class StageClock:
 
 def _apptest_action(at, action):
     """Apply one plan action to an AppTest; the object to ``.run()``."""
-    from explorer.settings_ui import STEPS
+    from nearsim_app.explorer.settings_ui import STEPS
 
     kind, *args = action
     if kind == "rerun":
@@ -539,7 +539,8 @@ def report(data: dict) -> str:
     browser = (
         f"Browser: Debian's chromium through Playwright, 1400 × 1000, load average before / "
         f"after {load['browser'][0]:.1f} / {load['browser'][1]:.1f}; the server's start-up "
-        "(`python -m explorer.serve`: the library's imports, then `streamlit run`, until "
+        "(`python -m nearsim_app.explorer.serve`: the library's imports, then `streamlit run`, "
+        "until "
         f"/_stcore/health answers; not in the cold figure) {_spread(web['server_start'])}. "
         "A change is timed from the user's input reaching the page (its pointer-down or "
         "key-down) to the app standing idle, every element drawn, after the server's last "
@@ -683,18 +684,18 @@ def _warm_up() -> str:
     compiled = byte_compile("nearsim", "explorer")  # Streamlit compiles the pages itself
     cached = len(list((ROOT / "nearsim").rglob("*.nbi")))
     started = time.perf_counter()
-    code = "from nearsim import pipeline; pipeline.warm_up()"
+    code = "from nearsim.explore import warm_up; warm_up()"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
     took = time.perf_counter() - started
     state = "empty: compiled" if cached == 0 else f"{cached} kernel index files: loaded"
     took = f"{_s(took)} (numba's cache {state})"
-    return f"`pipeline.warm_up()` in its own process first, {took}. {compiled[:-1]}"
+    return f"`nearsim.explore.warm_up()` in its own process first, {took}. {compiled[:-1]}"
 
 
 _SPEED_CODE = """
 import json, time
-from nearsim._hashing import text_shingles
-from nearsim.example import example_corpus
+from nearsim.hashing import text_shingles
+from nearsim.io.example import example_corpus
 texts = example_corpus(20000, 0)["text"].tolist()
 text_shingles(texts[:10])  # load the kernels
 python, compiled = [], []

@@ -39,7 +39,7 @@ LIMITS = (20, 100, 1000)
 
 def corpora(sizes: dict[str, int]) -> dict[str, list[str]]:
     from benchmarks.corpora import hot_bucket_corpus, real_documents
-    from nearsim.example import _generate
+    from nearsim.io.example import _generate
 
     return {
         "news items": _generate(sizes["news"], 0)["text"].tolist(),
@@ -122,11 +122,11 @@ def measure(texts: list[str]) -> list[dict]:
 
 
 def _largest_bucket(sig, valid, settings) -> int:
-    from nearsim.lsh import _band_keys
+    from nearsim.lsh import band_keys
 
     best = 0
     for b in range(settings.bands):
-        keys = _band_keys(np.ascontiguousarray(sig), b * settings.rows, (b + 1) * settings.rows)
+        keys = band_keys(np.ascontiguousarray(sig), b * settings.rows, (b + 1) * settings.rows)
         best = max(best, int(np.unique(keys[valid], return_counts=True)[1].max()))
     return best
 

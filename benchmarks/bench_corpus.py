@@ -9,7 +9,7 @@ Run from the repository root after ``pip install -e '.[bench]'``::
     python -m benchmarks.bench_corpus --report-only         # rebuild the section
 
 The corpus: short news-like documents with planted edited copies (about 35% of the rows
-are copies of an earlier row, from exact to heavily edited; ``nearsim.example._generate``,
+are copies of an earlier row, from exact to heavily edited; ``nearsim.io.example._generate``,
 the explorer's Example without its 20,000 cap), written once as JSON lines
 (``{"id": ..., "text": ...}``) to ``--work`` (a temporary folder; never committed) and
 reused by later runs. Every measured run is a fresh process started by this script, which

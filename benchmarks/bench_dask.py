@@ -57,7 +57,7 @@ def cpu_seconds() -> float:
 
 
 def child(engine: str, path: str, workers: int, graph_bytes: int | None) -> dict:
-    from nearsim.dedup import dedup, peak_memory_bytes, write_outputs
+    from nearsim.run.local import dedup, peak_memory_bytes, write_outputs
     from nearsim.settings import Settings
 
     settings = Settings()
@@ -73,7 +73,7 @@ def child(engine: str, path: str, workers: int, graph_bytes: int | None) -> dict
     else:
         from distributed import Client
 
-        from nearsim.dask_engine import CLIENT_GRAPH_BYTES, dedup_dask, local_cluster
+        from nearsim.run.dask_engine import CLIENT_GRAPH_BYTES, dedup_dask, local_cluster
 
         cluster = local_cluster(workers)
         options = dict(
@@ -127,9 +127,9 @@ def run_child(engine: str, path: Path, workers: int, graph_bytes: int | None = N
 
 # -- the client memory of connected components ---------------------------------------------
 def cluster_memory() -> tuple[float, float, list[dict]]:
-    """Peak tracemalloc bytes of nearsim.clusters on random graphs, fitted per node and edge
+    """Peak tracemalloc bytes of nearsim.clustering on random graphs, fitted per node and edge
     (least squares through the origin), beyond the pairs given and the labels returned."""
-    from nearsim.clusters import clusters
+    from nearsim.clustering import clusters
 
     rng = np.random.default_rng(0)
     rows, xs, ys = [], [], []

@@ -7,7 +7,7 @@ Run from the repository root::
 
 Corpora (all generated here, seeded):
 
-* news: ``nearsim.documents.example_corpus`` (short news-like texts, a third of them
+* news: ``nearsim.io.documents.example_corpus`` (short news-like texts, a third of them
   edited copies) when it exists, else a small stand-in generator below; char 5-grams.
 * hard: short texts over a vocabulary of 40 short words. They have only a few thousand
   distinct 5-grams, nearly all of them frequent, so the prefix filter alone leaves most
@@ -74,10 +74,10 @@ def _standin_news(n: int, seed: int) -> list[str]:
 
 def news_texts(n: int, seed: int = 0) -> tuple[list[str], str]:
     try:
-        from nearsim.documents import example_corpus
+        from nearsim.io.documents import example_corpus
     except ImportError:
-        return _standin_news(n, seed), "stand-in generator (nearsim.documents missing)"
-    return example_corpus(n, seed)["text"].tolist(), "nearsim.documents.example_corpus"
+        return _standin_news(n, seed), "stand-in generator (nearsim.io.documents missing)"
+    return example_corpus(n, seed)["text"].tolist(), "nearsim.io.documents.example_corpus"
 
 
 _HARD_WORDS = (
@@ -103,7 +103,7 @@ def hard_texts(n: int, seed: int = 1) -> list[str]:
 
 def shingle_all(texts: list[str]) -> list[list[str]]:
     try:
-        from nearsim.shingles import shingles
+        from nearsim.shingling import shingles
     except ImportError:  # an equivalent inline: lower-case, collapse white space, 5-grams
 
         def shingles(text: str, kind: str = "char", k: int = 5) -> list[str]:
@@ -142,8 +142,8 @@ def _child(task: dict) -> dict:
     kind = task["kind"]
     t = task.get("threshold")
     if kind == "flat":  # the app's input: FlatShingles spans, no Python strings to join
-        from nearsim._hashing import flatten
-        from nearsim.exact import exact_pairs
+        from nearsim.hashing import flatten
+        from nearsim.join.exact import exact_pairs
 
         flat = flatten(sets)
         exact_pairs(flatten(sets[:50]), t)
@@ -153,9 +153,9 @@ def _child(task: dict) -> dict:
         pairs = sorted(zip(df["i"].tolist(), df["j"].tolist(), strict=True))
         return {"seconds": seconds, "pairs": pairs, "peak_mb": _peak_mb(), "base_mb": base}
     if kind == "tokens":  # the pipeline's way: intern once (TokenSets), then join
-        from nearsim._hashing import flatten
-        from nearsim.exact import exact_pairs
-        from nearsim.tokens import TokenSets
+        from nearsim.hashing import flatten
+        from nearsim.join.exact import exact_pairs
+        from nearsim.join.tokens import TokenSets
 
         flat = flatten(sets)
         exact_pairs(TokenSets.from_shingles(flatten(sets[:50])), t)
@@ -174,7 +174,7 @@ def _child(task: dict) -> dict:
             "base_mb": base,
         }
     if kind == "ppjoin" or kind == "brute" or kind == "auto":
-        from nearsim.exact import exact_pairs, join_funnel
+        from nearsim.join.exact import exact_pairs, join_funnel
 
         exact_pairs(sets[:50], t, method=kind)
         start, cpu = time.perf_counter(), time.process_time()
@@ -191,8 +191,8 @@ def _child(task: dict) -> dict:
             "base_mb": base,
         }
     if kind == "sample":
-        from nearsim.sample import similarity_sample
-        from nearsim.tokens import TokenSets
+        from nearsim.join.sample import similarity_sample
+        from nearsim.join.tokens import TokenSets
 
         similarity_sample(sets[:50])
         start = time.perf_counter()
@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> None:
         sim_rows.append(row)
 
     body = [
-        "## Exact join (nearsim.exact, nearsim.sample)",
+        "## Exact join (nearsim.join.exact, nearsim.join.sample)",
         "",
         f"{machine()}; load average before/after the run {load_before} / {_load()} "
         "(the machine is shared: above about 1, wall times are inflated; CPU s, the "
@@ -417,7 +417,7 @@ def main(argv: list[str] | None = None) -> None:
         "shingle; verified: candidates left after the prefix, length and positional "
         "filters; bitmap-rejected: of those, dropped by the bitmap bound without looking "
         "at the shingles (all four from `nearsim.join_funnel`, not timed). FlatShingles "
-        "in: the same join fed `nearsim._hashing.FlatShingles` spans, which skips joining "
+        "in: the same join fed `nearsim.hashing.FlatShingles` spans, which skips joining "
         "Python strings. TokenSets s: interning those spans once "
         "(`nearsim.TokenSets.from_shingles`); TokenSets in: the join alone on them (what "
         "a pipeline holding the tokens pays per threshold).",

@@ -20,7 +20,7 @@ import numpy as np
 
 import nearsim as ns
 from benchmarks._report import machine, markdown_table, write_section
-from nearsim.documents import example_corpus
+from nearsim.io.documents import example_corpus
 
 K = 128
 SEED = 1

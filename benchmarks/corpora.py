@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nearsim._validation import check_int
+from nearsim.utils.validation import check_int
 
 SOURCES = ("man", "doc", "python")
 """The sources of :func:`real_documents`, in the order their files are sampled."""
@@ -411,7 +411,7 @@ def _chain(rng: np.random.Generator, seed: int) -> list[str]:
     Each edit replaces a different word of four letters or more, so neighbours share
     nearly all their character 5-grams while the ends differ in 99 words.
     """
-    from nearsim.example import _generate, _words
+    from nearsim.io.example import _generate, _words
 
     items = _generate(60, seed + 1).query("parent == -1")["text"].tolist()
     lengths = np.cumsum([len(t) + 1 for t in items])
@@ -436,7 +436,7 @@ def hot_bucket_corpus(n: int, *, seed: int = 0) -> list[dict]:
     Rows, at random positions:
 
     * ``"news"`` (the rest, about 82.5%): short news items from the Example generator
-      (``nearsim.example._generate``), about a third of them edited copies of earlier ones;
+      (``nearsim.io.example._generate``), about a third of them edited copies of earlier ones;
     * ``"boilerplate"`` (15%): exact copies of a cookie banner, a "404 page not found"
       page and an empty article template, in proportion 9 : 4 : 2;
     * ``"dated"`` (2.5%): the cookie banner with "Last updated <date> · visit <counter>"
@@ -463,7 +463,7 @@ def hot_bucket_corpus(n: int, *, seed: int = 0) -> list[dict]:
     ValueError
         If ``n`` is below 1,000 or ``seed`` is negative.
     """
-    from nearsim.example import _generate
+    from nearsim.io.example import _generate
 
     n, seed = check_int(n, "n", low=HOT_MIN_DOCS), check_int(seed, "seed", low=0)
     counts = _hot_counts(n)

@@ -13,16 +13,20 @@ answer without loading pandas, SciPy or numba, ``nearsim tune`` without pandas, 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
 __version__ = "0.1.0"
 
 _PUBLIC: dict[str, tuple[str, ...]] = {
-    "clusters": ("KeptCheck", "check_against_kept", "check_clusters", "cluster_table", "clusters"),
+    "clustering": (
+        "KeptCheck",
+        "check_against_kept",
+        "check_clusters",
+        "cluster_table",
+        "clusters",
+    ),
     "copies": ("copy_keys", "copy_pairs"),
-    "corpora": (
+    "io.corpora": (
         "CorpusInfo",
         "CorpusReader",
         "CorpusReport",
@@ -31,7 +35,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "read_corpus",
         "sample_corpus",
     ),
-    "documents": (
+    "io.documents": (
         "CsvInfo",
         "csv_columns",
         "guess_text_column",
@@ -42,10 +46,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "read_csv_column_rows",
         "read_document_file",
     ),
-    "evaluate": ("Evaluation", "compare_simhash", "evaluate", "rate_by_band"),
-    "exact": ("JoinFunnel", "exact_pairs", "join_funnel", "pair_jaccard"),
-    "example": ("example_corpus",),
-    "export": (
+    "scoring": ("Evaluation", "compare_simhash", "evaluate", "rate_by_band"),
+    "join.exact": ("JoinFunnel", "exact_pairs", "join_funnel", "pair_jaccard"),
+    "io.example": ("example_corpus",),
+    "explore.export": (
         "Carry",
         "PeerConfig",
         "data_juicer_config",
@@ -57,8 +61,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "text_dedup_config",
     ),
     "hamming": ("hamming_pairs", "replay"),
-    "hash_health": ("broken_simhash", "hash_health"),
-    "labels": (
+    "explore.hash_health": ("broken_simhash", "hash_health"),
+    "explore.labels": (
         "LABELS",
         "ThresholdChoice",
         "best_threshold",
@@ -80,7 +84,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "tune",
     ),
     "minhash": ("MinHasher", "estimate_jaccard", "estimate_pairs", "standard_error"),
-    "predict": (
+    "prediction": (
         "Prediction",
         "TunerComparison",
         "compare_tuners",
@@ -89,14 +93,14 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "similarity_weights",
         "tune_for",
     ),
-    "presets": ("PRESETS", "Preset", "preset"),
-    "removal": ("removal_curve", "removal_rates"),
-    "sample": ("similarity_sample",),
+    "explore.presets": ("PRESETS", "Preset", "preset"),
+    "explore.removal": ("removal_curve", "removal_rates"),
+    "join.sample": ("similarity_sample",),
     "settings": ("FIELD_SPECS", "RunSettings", "Settings"),
-    "shingles": ("shingles",),
+    "shingling": ("shingles",),
     "simhash": ("SimHasher", "hamming_distance"),
-    "sizing": ("Throughput", "measure_throughput", "sizing"),
-    "tokens": ("TokenSets",),
+    "explore.sizing": ("Throughput", "measure_throughput", "sizing"),
+    "join.tokens": ("TokenSets",),
 }
 """Each public name, by the module that defines it."""
 _HOME = {name: module for module, names in _PUBLIC.items() for name in names}
@@ -117,21 +121,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    """Keeps a function the attribute when the import system binds its module.
-
-    ``nearsim.clusters`` is a function in ``nearsim/clusters.py`` (so are ``evaluate``,
-    ``predict``, ``shingles`` and ``sizing``). Importing a submodule sets it as an
-    attribute of its package; with the names loaded lazily, that would leave
-    ``nearsim.clusters`` the module. The module is still ``sys.modules["nearsim.clusters"]``.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and name in _HOME:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

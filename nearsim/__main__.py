@@ -1,5 +1,5 @@
 """``python -m nearsim``: the same as the ``nearsim`` command."""
 
-from ._console import entry_point
+from nearsim._console import entry_point
 
 entry_point()

@@ -6,7 +6,7 @@ to a-z; the ASCII characters whose category starts with "P"; the ASCII character
 ``str.split`` splits on (tab, newline, vertical tab, form feed, carriage return, the
 four separators 0x1C-0x1F, and space). :func:`normalise` applies them to the ASCII
 documents of a laid-out buffer (others arrive already normalised in Python and are
-copied), with the word layout of :func:`nearsim._hashing.flatten_texts`: a document of
+copied), with the word layout of :func:`nearsim.hashing.flatten_texts`: a document of
 at least k words is stored as its words joined by single spaces, a shorter one as its
 normalised text, marked whole when it is not empty.
 """
@@ -18,7 +18,7 @@ import unicodedata
 import numpy as np
 from numba import njit, prange
 
-from ._arrays import pack_segments
+from nearsim.utils.arrays import pack_segments
 
 PUNCTUATION = np.array(
     [unicodedata.category(chr(c)).startswith("P") for c in range(128)], dtype=np.bool_
@@ -100,7 +100,7 @@ def normalise(
     whole : ndarray of bool, shape (n,)
         Word layout: set here for the ASCII documents (see the module text).
     lowercase, remove_punctuation, collapse_whitespace, word, k
-        As in :func:`nearsim._hashing.flatten_texts`.
+        As in :func:`nearsim.hashing.flatten_texts`.
 
     Returns
     -------

@@ -39,6 +39,6 @@ def prepare() -> None:
 def entry_point() -> None:  # pragma: no cover - the console script
     """:func:`prepare`, then :func:`nearsim.cli.entry_point`."""
     prepare()
-    from .cli import entry_point as run
+    from nearsim.cli import entry_point as run
 
     run()

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from .dedup_options import FORMATS, MAX_CANDIDATES, VERIFY
-from .settings import FIELD_SPECS, RUN_FIELDS, RunSettings
+from nearsim.run.options import FORMATS, MAX_CANDIDATES, VERIFY
+from nearsim.settings import FIELD_SPECS, RUN_FIELDS, RunSettings
 
 PROG = "nearsim"
 _ENGINES = ("local", "dask")
@@ -227,18 +227,18 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         "max_candidates": args.max_candidates,
         "progress": not args.quiet,
     }
-    from .outputs import prepare_output, write_outputs
+    from nearsim.io.outputs import prepare_output, write_outputs
 
     prepare_output(args.out)
     if args.engine == "dask":
-        from .dask_engine import dedup_dask
+        from nearsim.run.dask_engine import dedup_dask
 
         gc.enable()  # off in the console script (nearsim._console); a client runs an event loop
         result = dedup_dask(
             args.inputs, settings, scheduler=args.scheduler, workers=args.workers, **common
         )
     else:
-        from .dedup import dedup
+        from nearsim.run.local import dedup
 
         result = dedup(args.inputs, settings, **common)
     files = write_outputs(result, args.out, args.format, progress=not args.quiet)
@@ -256,7 +256,7 @@ def cmd_dedup(args: argparse.Namespace) -> int:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from .lsh import candidate_probability, tune
+    from nearsim.lsh import candidate_probability, tune
 
     settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight"))
     t, k, w = settings.threshold, settings.num_perm, settings.fp_weight
@@ -270,11 +270,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def app_script() -> Path:
-    """Where the explorer's ``app.py`` is (installed beside the ``explorer`` package)."""
-    spec = importlib.util.find_spec("explorer")  # the app extra ships it
+    """The explorer's main script, ``nearsim_app/explorer/main.py`` (the app extra ships
+    it)."""
+    spec = importlib.util.find_spec("nearsim_app")
     if spec is None or spec.origin is None:
         raise UsageError("the explorer is not installed; accepted: pip install 'nearsim[app]'")
-    return Path(spec.origin).resolve().parent.parent / "app.py"
+    return Path(spec.origin).resolve().parent / "explorer" / "main.py"
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -285,8 +286,9 @@ def cmd_app(args: argparse.Namespace) -> int:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     script = app_script()
-    # ``streamlit run`` with the library warming up beside the server (explorer/serve.py)
-    cmd = [sys.executable, "-m", "explorer.serve", str(script), "--server.port", str(args.port)]
+    # ``streamlit run`` with the library warming up beside the server (pages/explorer/serve.py)
+    cmd = [sys.executable, "-m", "nearsim_app.explorer.serve", str(script)]
+    cmd += ["--server.port", str(args.port)]
     # what .streamlit/config.toml says, also when nearsim is installed without the repository:
     # this computer only, no usage statistics
     cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]

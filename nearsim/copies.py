@@ -22,9 +22,9 @@ from collections.abc import Iterable
 import numpy as np
 from numba import njit, prange
 
-from ._hashing import FlatTexts, flatten_texts
-from ._validation import ArgumentTypeError
-from ._validation_arrays import check_mask
+from nearsim.hashing import FlatTexts, flatten_texts
+from nearsim.utils.validation import ArgumentTypeError
+from nearsim.utils.validation_arrays import check_mask
 
 _C1 = np.uint64(0x87C37B91114253D5)
 _C2 = np.uint64(0x4CF5AD432745937F)
@@ -120,7 +120,7 @@ def _keys(buf, doc_offsets, out):
 
 
 def flat_text_keys(flat: FlatTexts) -> np.ndarray:
-    """The copy key of every document laid out by :func:`nearsim._hashing.flatten_texts`.
+    """The copy key of every document laid out by :func:`nearsim.hashing.flatten_texts`.
 
     Parameters
     ----------

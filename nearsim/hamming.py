@@ -19,18 +19,18 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from ._arrays import code_rows, popcount64
-from ._validation import MAX_PAIRS, check_choice, check_int, check_n
-from ._validation_arrays import check_mask, check_pair_frame
-from .lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
-from .simhash import (
+from nearsim.lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
+from nearsim.simhash import (
     BITS,
     PARALLEL_MIN_PAIRS,
-    _dist,
-    _pair_distances,
     as_fingerprints,
+    bit_distance,
+    pair_distances,
     thread_chunks,
 )
+from nearsim.utils.arrays import code_rows, popcount64
+from nearsim.utils.validation import MAX_PAIRS, check_choice, check_int, check_n
+from nearsim.utils.validation_arrays import check_mask, check_pair_frame
 
 METHODS = ("tables", "brute")
 MAX_TABLE_DISTANCE = 8
@@ -51,7 +51,7 @@ def _row_count(fp, i, d):
     x = fp[i]
     c = 0
     for j in range(i + 1, fp.shape[0]):
-        c += _dist(x, fp[j]) <= d
+        c += bit_distance(x, fp[j]) <= d
     return c
 
 
@@ -63,7 +63,7 @@ def _row_fill(fp, i, d, offsets, out_j, out_d):
     x = fp[i]
     j = i + 1
     while pos < end:
-        dd = _dist(x, fp[j])
+        dd = bit_distance(x, fp[j])
         if dd <= d:
             out_j[pos] = j
             out_d[pos] = dd
@@ -235,7 +235,7 @@ def _replay_tables(fp, d, shifts, masks, bucket_bits):
             slot[t] = b
             p = head[t, b]
             while p >= 0:
-                if _dist(x, fp[p]) <= d:
+                if bit_distance(x, fp[p]) <= d:
                     dup = True
                     break
                 p = nxt[t, p]
@@ -261,7 +261,7 @@ def _replay_scan(fp, d):
         x = fp[idx]
         dup = False
         for s in range(nk):
-            if _dist(x, stored[s]) <= d:
+            if bit_distance(x, stored[s]) <= d:
                 dup = True
                 break
         if not dup:
@@ -496,7 +496,7 @@ def hamming_pairs(
     fp = np.ascontiguousarray(fp)
     if method == "tables":
         i, j = _tables(fp, d, max_pairs)
-        dist = _pair_distances(fp, i, j)
+        dist = pair_distances(fp, i, j)
     else:
         i, j, dist = _brute(fp, d, max_pairs)
     if rows is not None:
@@ -590,5 +590,5 @@ def distance_vs_jaccard(fingerprints, pairs) -> pd.DataFrame:
     fp = np.ascontiguousarray(as_fingerprints(fingerprints))
     df = check_pair_frame(pairs, "pairs", columns=("i", "j", "jaccard"), n=fp.shape[0])
     out = df.reset_index(drop=True).copy()
-    out["distance"] = _pair_distances(fp, df["i"].to_numpy(np.int64), df["j"].to_numpy(np.int64))
+    out["distance"] = pair_distances(fp, df["i"].to_numpy(np.int64), df["j"].to_numpy(np.int64))
     return out

@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._arrays import unique_int
-from ._validation import (
+from nearsim.utils.arrays import unique_int
+from nearsim.utils.validation import (
     MAX_PAIRS,
     check_banding,
     check_int,
@@ -27,7 +27,7 @@ from ._validation import (
     check_threshold,
     check_weight,
 )
-from ._validation_arrays import check_mask, check_signatures, check_similarity
+from nearsim.utils.validation_arrays import check_mask, check_signatures, check_similarity
 
 DEFAULT_MAX_PAIRS = 20_000_000
 """Default limit on distinct candidate pairs (320 MB as int64 pairs)."""
@@ -303,7 +303,7 @@ def tune(
 
 # -- candidate pairs -------------------------------------------------------------------
 @njit(cache=True)
-def _band_keys(sig, lo, hi):
+def band_keys(sig, lo, hi):
     """A 64-bit hash of each row's columns lo..hi-1 (equal bands give equal keys)."""
     n = sig.shape[0]
     keys = np.empty(n, dtype=np.uint64)
@@ -420,7 +420,7 @@ def candidate_pairs(
     found = np.empty(0, dtype=np.int64)  # distinct pairs so far, as i * n + j
     for band in range(b):
         lo, hi = band * r, band * r + r
-        keys = _band_keys(sig, lo, hi)
+        keys = band_keys(sig, lo, hi)
         order = np.argsort(keys if rows is None else keys[rows]).astype(np.int64)
         if rows is not None:
             order = rows[order]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit, prange
 
-from ._hashing import (
+from nearsim.hashing import (
     FlatShingles,
     FlatTexts,
     doc_shingle_spans,
@@ -28,8 +28,13 @@ from ._hashing import (
     flatten_texts,
     murmur3_32,
 )
-from ._validation import ArgumentTypeError, check_bool, check_int, check_num_perm
-from ._validation_arrays import check_pairs, check_shingle_list, check_signatures, check_similarity
+from nearsim.utils.validation import ArgumentTypeError, check_bool, check_int, check_num_perm
+from nearsim.utils.validation_arrays import (
+    check_pairs,
+    check_shingle_list,
+    check_signatures,
+    check_similarity,
+)
 
 if TYPE_CHECKING:  # imported where a frame is built
     import pandas as pd
@@ -240,7 +245,7 @@ class MinHasher:
         ----------
         shingle_lists : iterable of sequences of str, length n
             Each document's shingles (``nearsim.shingles(text)``), or the
-            ``FlatShingles`` that ``nearsim._hashing.text_shingles`` cuts from raw texts.
+            ``FlatShingles`` that ``nearsim.hashing.text_shingles`` cuts from raw texts.
         one_byte : bool
             Keep only the lowest 8 bits of each value (k bytes per document). Estimate
             with :func:`estimate_jaccard`, which corrects uint8 signatures for chance
@@ -303,7 +308,7 @@ class MinHasher:
 
     def flat_text_signatures(self, flat: FlatTexts, *, one_byte: bool = False) -> np.ndarray:
         """:meth:`text_signatures` of texts already laid out by
-        :func:`nearsim._hashing.flatten_texts` (which checked the shingling options), for a
+        :func:`nearsim.hashing.flatten_texts` (which checked the shingling options), for a
         caller that reads the laid-out texts for something else too (the copy keys).
 
         Returns

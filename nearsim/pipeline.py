@@ -33,38 +33,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._hashing import FlatShingles, decode, text_shingles
-from ._validation import check_callable, check_choice, check_instance, check_optional_str
-from ._validation_arrays import check_texts
-from .clusters import check_clusters, cluster_table, clusters
-from .evaluate import Evaluation, evaluate, rate_by_band
-from .exact import exact_pairs, join_funnel, pair_jaccard
-from .exact import warm_up as _warm_up_exact
-from .explain import shingle_length_profile
-from .lsh import candidate_pairs
-from .minhash import MinHasher, estimate_pairs
-from .predict import Prediction, predict, similarity_weights
-from .sample import similarity_sample
-from .settings import FIELD_SPECS, RunSettings, Settings
-from .simhash import SimHasher
-from .simhash_stages import (
-    SIMHASH_SEED,
-    broken_health_stage,
-    broken_replay_stage,
-    broken_stage,
-    compare_stage,
-    distance_pairs_stage,
-    fingerprint_stage,
-    health_stage,
-    replay_stage,
+from nearsim.clustering import cluster_table, clusters
+from nearsim.hashing import FlatShingles, decode, text_shingles
+from nearsim.join.exact import exact_pairs
+from nearsim.join.sample import similarity_sample
+from nearsim.join.tokens import TokenSets
+from nearsim.lsh import candidate_pairs
+from nearsim.minhash import MinHasher, estimate_pairs
+from nearsim.prediction import Prediction, predict, similarity_weights
+from nearsim.scoring import Evaluation, evaluate
+from nearsim.settings import FIELD_SPECS, RunSettings, Settings
+from nearsim.utils.validation import (
+    check_callable,
+    check_choice,
+    check_instance,
+    check_optional_str,
 )
-from .threshold_pairs import (
-    label_draw_stage,
-    label_pool_stage,
-    low_pairs_stage,
-    removal_stage,
-)
-from .tokens import TokenSets
+from nearsim.utils.validation_arrays import check_texts
 
 
 # -- what flows between stages ------------------------------------------------------------
@@ -241,40 +226,9 @@ def prediction_stage(settings: Settings, similarities: tuple) -> Prediction:
     return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm)
 
 
-def candidate_jaccard_stage(settings: Settings, tokens: TokenSets, candidates: Candidates):
-    """Exact Jaccard of every candidate pair (float64, shape (m,))."""
-    return pair_jaccard(tokens, candidates.pairs)
-
-
-def funnel_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray):
-    """How many pairs each filter of the exact join removed before verification."""
-    return join_funnel(tokens, settings.threshold, valid=valid)
-
-
 def evaluation_stage(settings: Settings, exact: pd.DataFrame, candidates: Candidates) -> Evaluation:
     """Recall and precision of the candidates, before and after the estimate filter."""
     return evaluate(exact, candidates.pairs, candidates.estimates, settings.threshold)
-
-
-def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates) -> pd.DataFrame:
-    """Measured candidate rate per 0.05 bin of similarity, with the S-curve's expectation."""
-    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
-
-
-def check_stage(settings: Settings, clusters: np.ndarray, tokens: TokenSets):
-    """Every cluster member checked against its cluster's first document."""
-    return check_clusters(clusters, tokens, settings.threshold)
-
-
-def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
-    """How the shingle length changes what is rare, on a sample of the documents."""
-    return shingle_length_profile(
-        texts,
-        kind=settings.shingle_kind,
-        lowercase=settings.lowercase,
-        remove_punctuation=settings.remove_punctuation,
-        collapse_whitespace=settings.collapse_whitespace,
-    )
 
 
 # -- the graph ----------------------------------------------------------------------------
@@ -342,47 +296,14 @@ STAGES: dict[str, Stage] = {
               "Exact similarities across the whole range", True),
         Stage("evaluation", evaluation_stage, ("exact", "candidates"), ("threshold",),
               "Scoring the candidates"),
-        Stage("rates", rate_stage, ("sample", "candidates"), (),
-              "Measuring candidate rates by similarity"),
         Stage("similarities", similarities_stage, ("sample",), (),
               "Collapsing the sample to its distinct similarities"),
         Stage("prediction", prediction_stage, ("similarities",),
               ("threshold", "bands", "rows", "num_perm"), "Predicting from the corpus's pairs"),
-        Stage("candidate_jaccard", candidate_jaccard_stage, ("tokens", "candidates"), (),
-              "Exact Jaccard of the candidates"),
-        Stage("funnel", funnel_stage, ("tokens", "valid"), ("threshold",),
-              "Counting what each filter of the exact join removes", True),
-        Stage("check", check_stage, ("clusters", "tokens"), ("threshold",),
-              "Checking clusters against their first documents", True),
-        Stage("k_profile", k_profile_stage, ("texts",),
-              ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
-              "Measuring every shingle length", True),
-        Stage("fingerprints", fingerprint_stage, ("shingles",), (),
-              "Computing SimHash fingerprints", True),
-        Stage("broken", broken_stage, ("texts",), (), "Seed 000's hash", True),
-        Stage("compare", compare_stage, ("fingerprints", "exact", "candidates", "valid"), (),
-              "SimHash against exact Jaccard at every distance", True),
-        Stage("distance_pairs", distance_pairs_stage, ("fingerprints", "sample"), (),
-              "SimHash distances of sampled pairs"),
-        Stage("health", health_stage, ("fingerprints", "valid"), (), "Hash health"),
-        Stage("broken_health", broken_health_stage, ("broken", "valid"), (),
-              "Hash health of seed 000's hash"),
-        Stage("replay", replay_stage, ("fingerprints", "valid"), ("simhash_distance",),
-              "Replaying documents one by one"),
-        Stage("broken_replay", broken_replay_stage, ("broken", "valid"), (),
-              "Replaying with seed 000's hash"),
-        Stage("low_pairs", low_pairs_stage, ("tokens", "valid", "sample"), (),
-              "Exact pairs with J ≥ 0.5"),
-        Stage("removal", removal_stage, ("low_pairs", "valid"), (),
-              "Clusters at every threshold"),
-        Stage("label_pool", label_pool_stage, ("tokens", "valid", "low_pairs", "sample"),
-              ("threshold",),
-              "Exact pairs near t to label", True),
-        Stage("label_draw", label_draw_stage, ("label_pool",), ("threshold",),
-              "Drawing pairs to label"),
     )
 }  # fmt: skip
-"""Every stage, each after the stages it reads."""
+"""Every stage, each after the stages it reads: the core stages here, the explorer's
+registered by :mod:`nearsim.explore.stages` (:func:`register`)."""
 
 ROW_STAGES = ("shingles", "valid", "signatures")
 """Stages computed row by row: a corpus can run them batch by batch (or partition by
@@ -438,6 +359,26 @@ def _check_coarse() -> None:
 
 
 _check_coarse()
+
+
+def register(*stages: Stage) -> None:
+    """Add stages to the graph (each after the stages it reads; a name already there is
+    replaced by an equal stage only, so registering twice is harmless).
+
+    Raises
+    ------
+    ValueError
+        A stage reading a stage that is not in the graph, or a different stage under a
+        name already taken.
+    """
+    for stage in stages:
+        unknown = [i for i in stage.inputs if i != "texts" and i not in STAGES]
+        if unknown:
+            raise ValueError(f"stage {stage.name!r} reads {unknown}, which are not stages yet")
+        if stage.name in STAGES and STAGES[stage.name] != stage:
+            raise ValueError(f"a different stage is already called {stage.name!r}")
+        STAGES[stage.name] = stage
+    _check_coarse()
 
 
 def digest(texts: Sequence[str]) -> str:
@@ -575,37 +516,3 @@ def run(texts: Sequence[str], settings: Settings | None = None) -> Result:
         r.get("evaluation"),
         r.get("clusters"),
     )
-
-
-def warm_up() -> None:
-    """Compile, or load from numba's on-disk cache, every compiled kernel.
-
-    The first call after installing compiles them (tens of seconds on a small machine);
-    the machine code is cached next to the modules, so later processes load it in a
-    fraction of a second. The set-up scripts call this once, so the explorer's first
-    page does not pay for compiling.
-    """
-    texts = [
-        "The council approved the new budget on Monday.",
-        "The council approved the new budget on Monday!",
-        "A storm closed the harbour for two days, café owners said.",
-        "",
-    ] * 3
-    for kind, k in (("char", 5), ("word", 2)):
-        runner = Runner(texts, Settings(shingle_kind=kind, shingle_k=k, threshold=0.5))
-        for stage in STAGES:
-            runner.get(stage)
-        MinHasher(16).text_signatures(texts, kind=kind, k=k, one_byte=True)
-        SimHasher(SIMHASH_SEED).text_fingerprints(texts, kind=kind, k=k)
-    _warm_up_exact()
-    # Paths a dozen texts never take: SimHash fingerprints in parallel (from 200,000
-    # shingles), replay tables (from 64 fingerprints), the distance histogram in parallel
-    # (from 4 million pairs); and the recall tuner's kernel, which is not a stage. Without
-    # these the explorer's first Banding and Compare pages compiled for seconds.
-    from .example import example_corpus
-    from .predict import compare_tuners
-
-    runner = Runner(example_corpus(3000, seed=0)["text"].tolist())
-    for stage in ("compare", "replay", "prediction"):
-        runner.get(stage)
-    compare_tuners(*runner.get("similarities"), 0.8, 128, 0.5)

@@ -26,14 +26,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import (
+from nearsim.utils.validation import (
     MAX_SEED,
     ArgumentTypeError,
-    _shown,
     check_bool,
     check_choice,
     check_float,
     check_int,
+    shown,
 )
 
 __all__ = [
@@ -524,7 +524,7 @@ class RunSettings:
         if not isinstance(params, Mapping):
             if not callable(getattr(params, "items", None)):
                 raise ArgumentTypeError(
-                    f"params={_shown(params)} is not accepted; accepted: a mapping of query "
+                    f"params={shown(params)} is not accepted; accepted: a mapping of query "
                     "keys to values (str, or lists of str)"
                 )
             params = dict(params.items())

@@ -25,10 +25,14 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from ._arrays import popcount64
-from ._hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
-from ._validation import check_int
-from ._validation_arrays import check_fingerprint, check_fingerprints, check_shingle_list
+from nearsim.hashing import FlatShingles, doc_shingle_spans, flatten, flatten_texts, murmur3_32
+from nearsim.utils.arrays import popcount64
+from nearsim.utils.validation import check_int
+from nearsim.utils.validation_arrays import (
+    check_fingerprint,
+    check_fingerprints,
+    check_shingle_list,
+)
 
 BITS = 64
 """Bits in a fingerprint."""
@@ -45,7 +49,7 @@ def thread_chunks(n: int) -> int:
 
 # =========================================================================== kernels
 @njit(cache=True, inline="always")
-def _dist(a, b):
+def bit_distance(a, b):
     return np.int64(popcount64(np.uint64(a ^ b)))
 
 
@@ -186,16 +190,16 @@ def _fingerprints_text(buf, doc_offsets, whole, word, k_sh, s_hi, s_lo, out, chu
 
 # --------------------------------------------------------------------------- distances
 @njit(cache=True)
-def _pair_distances(fp, left, right):
+def pair_distances(fp, left, right):
     """Distances of the pairs (left[t], right[t]) of fingerprints ``fp``."""
     out = np.empty(left.shape[0], dtype=np.int64)
     for t in range(left.shape[0]):
-        out[t] = _dist(fp[left[t]], fp[right[t]])
+        out[t] = bit_distance(fp[left[t]], fp[right[t]])
     return out
 
 
 @njit(cache=True)
-def _popcount_array(x):
+def popcount_array(x):
     """Set bits of each value of a 1-D uint64 array."""
     out = np.empty(x.shape[0], dtype=np.int64)
     for t in range(x.shape[0]):
@@ -234,7 +238,7 @@ class SimHasher:
     with no shingles gets the fingerprint 0 — which is also within a few bits of any other
     document whose votes lean to 0, so leave such documents out of pair searches (the
     ``valid`` arguments of :func:`nearsim.hamming.hamming_pairs` and
-    :func:`nearsim.evaluate.compare_table`).
+    :func:`nearsim.scoring.compare_table`).
 
     Examples
     --------
@@ -285,7 +289,7 @@ class SimHasher:
         ----------
         shingle_lists : iterable of sequences of str, length n
             Each document's shingles (``nearsim.shingles(text)``), or the
-            ``FlatShingles`` that ``nearsim._hashing.text_shingles`` cuts from raw texts.
+            ``FlatShingles`` that ``nearsim.hashing.text_shingles`` cuts from raw texts.
 
         Returns
         -------
@@ -399,7 +403,7 @@ def popcount(values) -> np.ndarray:
     [0, 3, 64]
     """
     arr = _as_u64(values, "values")
-    return _popcount_array(np.ascontiguousarray(arr).reshape(-1)).reshape(arr.shape)
+    return popcount_array(np.ascontiguousarray(arr).reshape(-1)).reshape(arr.shape)
 
 
 def hamming_distance(a, b):
@@ -424,5 +428,5 @@ def hamming_distance(a, b):
             f"a and b with shapes {x.shape} and {y.shape} are not accepted; accepted: "
             "fingerprints whose shapes broadcast together"
         ) from None
-    out = _popcount_array(np.ascontiguousarray(z).reshape(-1)).reshape(z.shape)
+    out = popcount_array(np.ascontiguousarray(z).reshape(-1)).reshape(z.shape)
     return int(out) if out.ndim == 0 else out

@@ -11,6 +11,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e ".[$extra]"
     # compile the numba kernels once now (cached on disk), not on the first page view
-    .venv/bin/python -c "from nearsim.pipeline import warm_up; warm_up()"
+    .venv/bin/python -c "from nearsim.explore import warm_up; warm_up()"
     touch "$stamp"
 fi

@@ -21,6 +21,8 @@ from e2e_fixtures import (  # noqa: E402 - the browser tests' fixtures, for ever
     shared_context,
 )
 
+import nearsim.explore  # noqa: E402, F401 - the explorer's stages join the stage graph, as in the app
+
 __all__ = ["app_server", "chromium", "new_context", "page", "shared_context"]
 
 

@@ -20,6 +20,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+MAIN_SCRIPT = "pages/explorer/main.py"
+"""The explorer's main script as the servers start it (its folder has no ``pages/``: see
+``nearsim_app.explorer.main``)."""
 CHROMIUM = "/usr/bin/chromium"
 # Debian's chromium: playwright cannot download its own browser here. These flags keep
 # the browser itself from calling Google (updates, sync, field trials), so every request
@@ -75,13 +78,16 @@ def free_port() -> int:
 
 
 class AppServer:
-    """``python -m explorer.serve app.py`` (``streamlit run`` with the warm-up) on a free port,
+    """``python -m nearsim_app.explorer.serve pages/explorer/main.py`` (``streamlit run`` with
+    the warm-up, the main script as scripts/app and ``nearsim app`` start it) on a free port,
     its output in a log file.
 
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, *, app: str = "app.py", cwd: Path = ROOT, startup_timeout: float = 90):
+    def __init__(
+        self, *, app: str = MAIN_SCRIPT, cwd: Path = ROOT, startup_timeout: float = 90
+    ):
         self.app = app
         self.cwd = cwd
         self.startup_timeout = startup_timeout
@@ -112,7 +118,7 @@ class AppServer:
         cmd = [
             sys.executable,
             "-m",
-            "explorer.serve",  # ``streamlit run`` with the warm-up, as scripts/app starts it
+            "nearsim_app.explorer.serve",  # ``streamlit run`` with the warm-up, as scripts/app
             self.app,
             "--server.port",
             str(self.port),
@@ -183,7 +189,7 @@ def launch_chromium(playwright):
 # A run is over when the app says it is not running, every element has been drawn (the
 # frontend shows a skeleton while an element's code loads, which can take seconds on a
 # busy machine), and that lasts ``quiet`` ms. The app reruns itself once the browser
-# storage component (explorer/storage.py) has read local storage; until its page-wide flag
+# storage component (pages/explorer/storage.py) has read local storage; until its page-wide flag
 # says so, wait ``handshake`` ms instead, so a rerun that starts late is not missed (and a
 # renamed flag only makes the wait longer, never endless).
 _IDLE_JS = """

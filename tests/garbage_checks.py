@@ -525,7 +525,7 @@ def jaccard_of(sets):
     """A similarity(kept, member) callable: exact Jaccard of the documents' shingle sets."""
 
     def similarity(a, b):
-        return np.array([brute_jaccard(sets[i], sets[j]) for i, j in zip(a, b, strict=True)])
+        return np.array([jaccard(sets[i], sets[j]) for i, j in zip(a, b, strict=True)])
 
     return similarity
 

@@ -65,7 +65,7 @@ def jaccard(a, b) -> float:
     """Exact Jaccard similarity ``|A ∩ B| / |A ∪ B|`` of two documents' shingles, taken as
     sets (repeats ignored): the tests' one reference.
 
-    Two empty documents give 0.0, the library's rule: ``nearsim._pair_overlap.jaccard``
+    Two empty documents give 0.0, the library's rule: ``nearsim.join.overlap.jaccard``
     divides by ``max(|A ∪ B|, 1)``, ``pair_jaccard`` gives 0.0 when both documents have no
     shingles, and ``exact_pairs`` never pairs a document with no shingles (its threshold is
     above 0). One empty and one not: 0 / |B| = 0.0 as well.

@@ -13,12 +13,12 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = [
-    ("app_pages/documents.py", "Documents"),
-    ("app_pages/minhash.py", "Shingles & MinHash"),
-    ("app_pages/banding.py", "Banding"),
-    ("app_pages/results.py", "Results"),
-    ("app_pages/clusters.py", "Clusters"),
-    ("app_pages/compare.py", "Compare: SimHash"),
+    ("pages/views/documents.py", "Documents"),
+    ("pages/views/minhash.py", "Shingles & MinHash"),
+    ("pages/views/banding.py", "Banding"),
+    ("pages/views/results.py", "Results"),
+    ("pages/views/clusters.py", "Clusters"),
+    ("pages/views/compare.py", "Compare: SimHash"),
 ]
 SMALL = {"n_docs": "300"}
 
@@ -51,7 +51,11 @@ def drew_figures(at: AppTest) -> int:
     )
 
 
-SCRIPTS = ["app.py", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("app_pages/*.py"))]
+SCRIPTS = [
+    "app.py",
+    "pages/explorer/main.py",  # the main script of an installed copy
+    *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("pages/views/*.py")),
+]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -97,7 +101,7 @@ def test_query_parameters_seed_the_settings():
     assert at.slider(key="threshold").value == 0.6
     assert at.radio(key="shingle_kind").value == "word"
     assert at.number_input(key="shingle_k").value == 2
-    at.switch_page("app_pages/banding.py").run()
+    at.switch_page("pages/views/banding.py").run()
     no_errors(at)
     assert not at.warning
 
@@ -129,7 +133,7 @@ def test_tampered_link_gives_one_warning_listing_the_resets():
 def test_threshold_moves_the_tuned_banding():
     at = app()
     at.run()
-    at.switch_page("app_pages/banding.py").run()
+    at.switch_page("pages/views/banding.py").run()
     assert metrics(at)["Bands × rows per band"] == "9 × 13"
     at.slider(key="threshold").set_value(0.5).run()
     no_errors(at)
@@ -147,14 +151,14 @@ def test_manual_banding_keeps_bands_times_rows_within_k():
     assert any("Bands lowered to 6" in i.value for i in at.sidebar.info)
     at.number_input(key="num_perm").set_value(64).run()
     assert at.number_input(key="bands").value * at.number_input(key="rows").value <= 64
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     no_errors(at)
 
 
 def test_banding_change_changes_results():
     at = app()
     at.run()
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     before = metrics(at)["Candidate pairs"]
     at.toggle(key="auto_tune").set_value(False).run()
     at.number_input(key="bands").set_value(40).run()
@@ -181,7 +185,7 @@ def test_too_many_candidates_is_a_message_next_to_the_banding_inputs(monkeypatch
     cache_resource.clear()  # no stage computed under the real limit by an earlier test
     at = app()
     at.run()
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     no_errors(at)
     assert metrics(at)["Candidate pairs"] == "32"
     at.toggle(key="auto_tune").set_value(False).run()
@@ -207,7 +211,7 @@ def test_paste_source():
     ).run()
     no_errors(at)
     assert metrics(at)["Documents"] == "3"
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     no_errors(at)
     assert metrics(at)["True pairs (exact J ≥ t)"] == "1"
 
@@ -222,7 +226,7 @@ def test_the_shingles_tab_lists_the_documents_shingles_as_text_never_as_html():
     at = app({"source": "paste", "shingle_k": "3", "min_shingles": "0"})
     at.run()
     at.text_area(key="paste_text").input(f"a first line\n{text}").run()
-    at.switch_page("app_pages/minhash.py").run()
+    at.switch_page("pages/views/minhash.py").run()
     no_errors(at)
     [block] = [m.value for m in at.main.markdown if "nearsimShingles" in m.value]
     expected = [s.replace(" ", "␣") for s in shingles(text, k=3)]
@@ -248,7 +252,7 @@ def test_csv_source_with_column_picker():
     at.selectbox(key="csv_column").set_value("description").run()
     no_errors(at)
     assert metrics(at)["Documents"] == "27"
-    at.switch_page("app_pages/clusters.py").run()
+    at.switch_page("pages/views/clusters.py").run()
     no_errors(at)
 
 
@@ -266,7 +270,7 @@ def test_csv_defaults_to_the_text_column_and_survives_every_page():
         no_errors(at)
         assert not any("Upload a CSV" in i.value for i in at.info), path
         assert drew_figures(at), f"{path} drew no figures from the CSV's documents"
-    at.switch_page("app_pages/documents.py").run()
+    at.switch_page("pages/views/documents.py").run()
     no_errors(at)
     assert at.selectbox(key="csv_column").value == "description"
     assert metrics(at)["Documents"] == "27"
@@ -291,7 +295,7 @@ def test_files_source_reads_html_visible_text():
     assert not at.exception
     assert metrics(at)["Documents"] == str(len(files) - 1)
     assert any("photo.txt" in w.value for w in at.warning)
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     no_errors(at)
     assert metrics(at)["True pairs (exact J ≥ t)"] == "1"  # the page published twice
 
@@ -308,7 +312,7 @@ def test_share_link_carries_settings_only():
 def test_clusters_check_detaches_members():
     at = app({"n_docs": "2000", "threshold": "0.5"})
     at.run()
-    at.switch_page("app_pages/clusters.py").run()
+    at.switch_page("pages/views/clusters.py").run()
     no_errors(at)
     at.toggle(key="cluster_check").set_value(True).run()
     no_errors(at)
@@ -318,7 +322,7 @@ def test_clusters_check_detaches_members():
 def test_compare_page_shows_the_seed_000_lesson():
     at = app()
     at.run()
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/views/compare.py").run()
     no_errors(at)
     m = metrics(at)
     ours = float(m["Ours: mean distance of 100 documents"].split()[0])
@@ -332,7 +336,7 @@ def test_results_estimate_tab_works_on_the_example(n_docs):
     read-only, and the tab wrote into it ("assignment destination is read-only")."""
     at = app({"n_docs": n_docs})
     at.run()
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     at.session_state["results_tab"] = "Estimate against exact"
     at.run()
     no_errors(at)
@@ -344,7 +348,7 @@ def test_link_with_bands_times_rows_over_k_is_repaired_once_and_kept():
     "Using the defaults", the page computed 9 × 13, and Share lost the manual choice."""
     at = app({"n_docs": "300", "auto_tune": "false", "bands": "20", "rows": "10"})
     at.run()
-    at.switch_page("app_pages/banding.py").run()
+    at.switch_page("pages/views/banding.py").run()
     assert len(at.warning) == 1 and "bands = 20 and rows = 6" in at.warning[0].value
     assert not at.sidebar.error
     no_errors(at)
@@ -390,12 +394,12 @@ def test_a_large_corpus_picks_its_documents_by_row_not_from_a_list():
     """At 20,000 documents a list of every document's name (1.6 MB) took the browser 1-2 s
     to draw on every visit of the MinHash tabs: the row is typed, the name shown under it."""
     at = app({"n_docs": "2000"})
-    at.switch_page("app_pages/minhash.py").run()
+    at.switch_page("pages/views/minhash.py").run()
     at.session_state["minhash_tab"] = "A pair"
     at.run()
     assert [len(s.options) for s in at.selectbox] == [2000, 2000]  # small: pick from the list
     at = app({"n_docs": "20000"})
-    at.switch_page("app_pages/minhash.py").run()
+    at.switch_page("pages/views/minhash.py").run()
     at.session_state["minhash_tab"] = "A pair"
     at.run()
     no_errors(at)

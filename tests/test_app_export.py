@@ -14,13 +14,13 @@ from streamlit.testing.v1 import AppTest
 from test_app import APP, ROOT, metrics, no_errors
 
 import nearsim as ns
-from nearsim.export import dedup_command, peer_configs
+from nearsim.explore.export import dedup_command, peer_configs
+from nearsim.explore.sizing import sizing
 from nearsim.pipeline import Runner
-from nearsim.predict import similarity_weights
+from nearsim.prediction import similarity_weights
 from nearsim.settings import FIELD_SPECS, Settings
-from nearsim.sizing import sizing
 
-PAGE = "app_pages/export.py"
+PAGE = "pages/views/export.py"
 SMALL = {"n_docs": "300"}
 SIDEBAR_WIDGETS = {
     "shingle_kind": "radio",
@@ -137,7 +137,7 @@ def test_every_preset_applied_shows_its_values_in_the_sidebar(name):
     assert table["settings"].str.endswith("(in force)").sum() == 1
     assert any("settings in force" in c.value for c in at.caption)
     # and every other page works on them
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     no_errors(at)
 
 

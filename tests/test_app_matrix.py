@@ -21,23 +21,23 @@ TEXTS = [" ".join(t.split()) for t in ns.example_corpus(600, seed=0)["text"].tol
 
 # (page, tab key, tab labels) — every tab of every page
 PAGES = {
-    "app_pages/documents.py": (None, ()),
-    "app_pages/minhash.py": (
+    "pages/views/documents.py": (None, ()),
+    "pages/views/minhash.py": (
         "minhash_tab",
         ("Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"),
     ),
-    "app_pages/banding.py": (None, ()),
-    "app_pages/results.py": (
+    "pages/views/banding.py": (None, ()),
+    "pages/views/results.py": (
         "results_tab",
         ("Missed pairs", "False candidates", "Estimate against exact", "How the truth is computed"),
     ),
-    "app_pages/threshold.py": (
+    "pages/views/threshold.py": (
         "threshold_tab",
         ("Label pairs", "What your labels say", "Removal rate"),
     ),
-    "app_pages/clusters.py": (None, ()),
-    "app_pages/compare.py": (None, ()),
-    "app_pages/export.py": (None, ()),
+    "pages/views/clusters.py": (None, ()),
+    "pages/views/compare.py": (None, ()),
+    "pages/views/export.py": (None, ()),
 }
 
 
@@ -102,7 +102,7 @@ def test_every_page_and_tab_works_on_every_source(source):
             precision = float(m["Precision of the candidates"].rstrip("%"))
             assert recall < 100 and precision < 100, (source, m)
     # the pair explainer from the missed-pair list
-    at.switch_page("app_pages/results.py").run()
+    at.switch_page("pages/views/results.py").run()
     at.session_state["results_tab"] = "Missed pairs"
     at.run()
     assert any("Not a candidate" in md.value for md in at.main.markdown), source
@@ -110,7 +110,7 @@ def test_every_page_and_tab_works_on_every_source(source):
     at.run()
     assert any("A candidate pair" in md.value for md in at.main.markdown), source
     # clusters with the check on
-    at.switch_page("app_pages/clusters.py").run()
+    at.switch_page("pages/views/clusters.py").run()
     at.toggle(key="cluster_check").set_value(True).run()
     no_errors(at)
     assert "Members detached by the check" in metrics(at)

@@ -8,15 +8,15 @@ import json
 
 import pandas as pd
 import pytest
+from nearsim_app.explorer import labelling, state
 from streamlit.testing.v1 import AppTest
 from test_app import ROOT, app, no_errors  # app(): the 300-document Example by default
 
 import nearsim as ns
-from explorer import labelling, state
-from nearsim.labels import labels_to_csv
-from nearsim.sample import similarity_band
+from nearsim.explore.labels import labels_to_csv
+from nearsim.join.sample import similarity_band
 
-PAGE = "app_pages/threshold.py"
+PAGE = "pages/views/threshold.py"
 KEYS = "threshold_keys"
 
 

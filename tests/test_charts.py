@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from nearsim_app.explorer import charts
 
 import nearsim as ns
-from explorer import charts
 
 
 def _layers(spec: dict) -> list[dict]:

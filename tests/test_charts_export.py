@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from nearsim_app.explorer import charts_export
 
-from explorer import charts_export
-from nearsim.sizing import Throughput, sizing
+from nearsim.explore.sizing import Throughput, sizing
 
 S = np.array([0.0, 0.1, 0.3, 0.6, 0.9, 1.0])
 W = np.array([1e6, 4e5, 2e4, 30.0, 20.0, 5.0])

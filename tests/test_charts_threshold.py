@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from nearsim_app.explorer import charts_threshold as ct
 
 import nearsim as ns
-from explorer import charts_threshold as ct
 
 
 def _layers(spec: dict) -> list[dict]:

@@ -59,7 +59,7 @@ def library_answer(texts, settings, verify="estimate", cluster_check=False):
     run's bucket limit, the filter, and clusters checked against their kept documents.
 
     Returns (pairs, estimates, labels) and, as a fourth item, a dict of the rest."""
-    from nearsim.dedup_options import BUCKET_LIMIT
+    from nearsim.run.options import BUCKET_LIMIT
 
     run = ns.pipeline.Runner(texts, settings)
     sig, valid = run.get("signatures"), run.get("valid")
@@ -182,7 +182,7 @@ ODD_TEXTS = [
 def test_sign_batch_equals_the_pipeline_stages(options):
     """dedup's batch step (straight from the texts when min_shingles <= 1) gives the
     pipeline's valid and signatures stages exactly, empty and short documents included."""
-    from nearsim.dedup import sign_batch
+    from nearsim.run.local import sign_batch
 
     texts = ODD_TEXTS + ns.example_corpus(300, seed=1)["text"].tolist()
     settings = ns.Settings(**options)
@@ -200,7 +200,7 @@ def test_sign_batch_equals_the_pipeline_stages(options):
 def test_rows_grown_in_place_equal_the_batches_joined(sizes, k):
     """dedup keeps the signatures in one array grown batch by batch (never two copies):
     the same rows as joining the batches, empty batches and no batch at all included."""
-    from nearsim.outputs import Rows as _Rows
+    from nearsim.utils.arrays import GrowingRows as _Rows
 
     rng = np.random.default_rng(len(sizes) * 7 + k)
     batches = [rng.integers(0, 2**32, size=(m, k), dtype=np.uint32) for m in sizes]
@@ -501,7 +501,7 @@ def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path, sig, sta
         pd.read_parquet(out / name)
 
 
-@pytest.mark.parametrize("missing", ["streamlit", "explorer"])
+@pytest.mark.parametrize("missing", ["streamlit", "nearsim_app"])
 def test_app_without_the_app_extra_is_one_line_and_status_2(monkeypatch, capsys, missing):
     """``nearsim app`` looks the explorer up without importing Streamlit into the library
     (the explorer runs in its own process); without the extra it says how to install it."""
@@ -529,7 +529,7 @@ def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
     lengths that are not a multiple of 8 and empty strings."""
     import pyarrow as pa
 
-    from nearsim.outputs import arrow_column as _arrow_column
+    from nearsim.io.outputs import arrow_column as _arrow_column
 
     got = _arrow_column(ids)
     got.validate(full=True)
@@ -542,8 +542,8 @@ def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
 
 
 def test_parquet_tables_read_back_as_the_result_s_tables(corpus, tmp_path):
-    from nearsim.dedup import dedup
-    from nearsim.outputs import write_outputs
+    from nearsim.io.outputs import write_outputs
+    from nearsim.run.local import dedup
 
     path, _, _ = corpus
     result = dedup([path], ns.Settings(), id_field="doc_id")

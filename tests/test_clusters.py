@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from support import jaccard
 
 import nearsim as ns
-from nearsim._hashing import text_shingles
-from nearsim.clusters import ClusterCheck, check_clusters, cluster_table, clusters
-from nearsim.shingles import shingles
-from nearsim.tokens import TokenSets
+from nearsim.clustering import ClusterCheck, check_clusters, cluster_table, clusters
+from nearsim.hashing import text_shingles
+from nearsim.join.tokens import TokenSets
+from nearsim.shingling import shingles
 
 HYP = settings(max_examples=80, deadline=None, derandomize=True)
 

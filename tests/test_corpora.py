@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim.corpora import CorpusReport
+from nearsim.io.corpora import CorpusReport
 
 TEXTS = [f"document number {i}, with a few words" for i in range(20)]
 
@@ -419,7 +419,7 @@ def _sequential_r(n: int, seed: int, total: int) -> np.ndarray:
 
 @pytest.mark.parametrize("cuts", [[1] * 30, [30], [2, 5, 7, 16], [3, 0, 27]])
 def test_reservoir_equals_one_at_a_time_whatever_the_batches(cuts):
-    from nearsim.corpora import _Reservoir
+    from nearsim.io.corpora import _Reservoir
 
     for seed in range(20):
         reservoir = _Reservoir(6, seed)
@@ -439,7 +439,7 @@ def test_reservoir_subsets_are_uniform():
     """
     from scipy import stats
 
-    from nearsim.corpora import _Reservoir
+    from nearsim.io.corpora import _Reservoir
 
     seeds = 8_000
     counts: dict[tuple[int, ...], int] = {}
@@ -542,7 +542,7 @@ def test_json_lines_are_read_as_json_loads_reads_them(tmp_path, line, good):
 @given(st.text(alphabet=' \t{}[]":,0123456789.eE+-truefalsnl\\abu', max_size=30))
 def test_fast_json_parse_agrees_with_json_loads(text):
     """The scanner fast path accepts exactly what json.loads accepts, with the same value."""
-    from nearsim._corpus_formats import _parse
+    from nearsim.io.formats import _parse
 
     line = text.strip(" \t\r\n")
     try:
@@ -616,7 +616,7 @@ def test_an_empty_path_is_not_the_working_folder(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
-# The block reader (pyarrow, nearsim._jsonl_fast) against the line-by-line reader
+# The block reader (pyarrow, nearsim.io.jsonl_fast) against the line-by-line reader
 # --------------------------------------------------------------------------------------
 
 _GOOD_RECORD = st.fixed_dictionaries(
@@ -659,9 +659,9 @@ def test_block_reader_equals_the_line_reader(tmp_path_factory, lines, newline, i
 
     path = tmp_path_factory.mktemp("blocks") / "c.jsonl"
     path.write_bytes(b"\n".join(lines) + (b"\n" if newline else b""))
-    with mock.patch("nearsim._jsonl_fast.BLOCK_BYTES", size):
+    with mock.patch("nearsim.io.jsonl_fast.BLOCK_BYTES", size):
         fast = _read_all(path, id_field)
-        with mock.patch("nearsim._corpus_formats.parse_block", return_value=None):
+        with mock.patch("nearsim.io.formats.parse_block", return_value=None):
             slow = _read_all(path, id_field)
     assert fast == slow
 
@@ -674,7 +674,7 @@ def test_plain_blocks_are_parsed_by_pyarrow(tmp_path):
     strings = write(tmp_path / "s.jsonl", jsonl(records()))
     negative = [{"id": -i, "text": t} for i, t in enumerate(TEXTS)]
     numbers = write(tmp_path / "n.jsonl", jsonl(negative))
-    with mock.patch("nearsim._corpus_formats._json_record", side_effect=AssertionError):
+    with mock.patch("nearsim.io.formats._json_record", side_effect=AssertionError):
         expect(ns.read_corpus(strings, id_field="id"), [f"doc-{i}" for i in range(20)], TEXTS)
         expect(ns.read_corpus(numbers, id_field="id"), [str(-i) for i in range(20)], TEXTS)
 
@@ -693,7 +693,7 @@ def test_blocks_of_spans_hold_every_line_once(lines, newline, cuts, size):
     import itertools
     from unittest import mock
 
-    from nearsim import _jsonl_fast
+    from nearsim.io import jsonl_fast as _jsonl_fast
 
     data = b"\n".join(lines) + (b"\n" if newline and lines else b"")
     starts = sorted({0, *(i + 1 for i, c in enumerate(data) if c == 10 and i + 1 < len(data))})

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from support import MIXED, zip_bytes
 
-from nearsim.documents import (
+from nearsim.io.documents import (
     csv_columns,
     guess_text_column,
     inspect_csv,

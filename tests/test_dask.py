@@ -22,12 +22,12 @@ from distributed import Client
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import nearsim as ns
-import nearsim.dask_engine as de
-from nearsim import _dask_pairs as dp
-from nearsim._dask_read import Piece, Reading, plan_partitions, read_partition
+import nearsim.run.dask_engine as de
 from nearsim.cli import main
-from nearsim.dask_engine import dedup_dask
-from nearsim.dedup import dedup
+from nearsim.run import dask_pairs as dp
+from nearsim.run.dask_engine import dedup_dask
+from nearsim.run.dask_read import Piece, Reading, plan_partitions, read_partition
+from nearsim.run.local import dedup
 
 SETTINGS = ns.Settings(threshold=0.7)
 

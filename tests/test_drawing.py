@@ -1,5 +1,5 @@
-"""Charts drawn from a cache keyed on every byte of their inputs (explorer/drawing.py), and
-the server's warm-up (explorer/serve.py)."""
+"""Charts drawn from a cache keyed on every byte of their inputs (pages/explorer/drawing.py), and
+the server's warm-up (pages/explorer/serve.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from nearsim_app.explorer import charts, drawing
 
 import nearsim as ns
-from explorer import charts, drawing
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +104,7 @@ def test_the_server_warm_up_runs_to_the_end():
     """serve.main swallows a failing warm-up (the page then does the work); here it must not
     fail, and it must have loaded what the first page needs."""
     code = (
-        "import sys; from explorer import serve; serve.warm(); "
+        "import sys; from nearsim_app.explorer import serve; serve.warm(); "
         "import inspect; mods = ('altair', 'pyarrow', 'nearsim.pipeline', 'streamlit.emojis'); "
         "print(all(m in sys.modules for m in mods), "
         "all(m in inspect._filesbymodname for m in mods))"
@@ -116,7 +116,7 @@ def test_the_server_warm_up_runs_to_the_end():
 
 
 def test_the_launcher_is_streamlit_run():
-    out = subprocess.run([sys.executable, "-m", "explorer.serve", "--help"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "nearsim_app.explorer.serve", "--help"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "Usage: streamlit run" in out.stdout

@@ -516,3 +516,21 @@ def test_pasted_text_comes_back_with_a_paste_link(app_server, new_context):
     expect(radio(page, "Paste")).to_be_checked()
     # the kept text arrives after one storage round trip and a rerun
     expect(paste_box(page)).to_have_value(PASTED, timeout=15_000)
+
+
+def test_a_fresh_server_s_first_visit_to_a_page_by_address_is_that_page_alone(new_context):
+    """The first visit of a fresh server, straight to /export: the Export page with the top
+    navigation's eight views, no "Page not found" notice over it and no other page listed.
+    Streamlit looks for a ``pages/`` folder beside the main script until ``st.navigation``
+    has run once in a process; the servers start ``pages/explorer/main.py``, whose folder has
+    none (started on ``app.py``, beside ``pages/``, this visit got the notice)."""
+    with AppServer() as server:  # fresh: this process has run no script yet
+        tab = new_context().new_page()
+        open_app(tab, server.base + "/export?n_docs=300")
+        wait_idle(tab)
+        expect(tab.get_by_role("heading", name="Presets & export", exact=True)).to_be_visible()
+        assert tab.get_by_text("Page not found").count() == 0
+        assert tab.get_by_role("dialog").count() == 0
+        links = tab.get_by_test_id("stTopNav").get_by_test_id("stTopNavLink").all_inner_texts()
+        assert [text.split()[-1] for text in links] == [label for _, _, label in PAGES]
+        assert tab.get_by_test_id("stSidebarNav").count() == 0  # no pages/ folder listed

@@ -147,7 +147,7 @@ def _rss_bytes(pid: int) -> int:
 
 MEMORY_BOUND = 2 * 2**30
 """Five sessions on 20,000 documents share one server: its stage caches are bounded per
-stage (explorer/state.py) and shared. Measured: 0.87 GB for five sessions with five
+stage (pages/explorer/state.py) and shared. Measured: 0.87 GB for five sessions with five
 thresholds and hash seeds. An unbounded cache would add ~100 MB per extra shingles entry
 and ~10 MB per signature matrix, per setting visited; 2 GB leaves room for another
 machine's allocator and still catches that."""

@@ -52,7 +52,7 @@ def open_tab(page, name: str) -> None:
 
 
 def kept_labels(page) -> list:
-    raw = page.evaluate("window.localStorage.getItem('nearsim.labels')")
+    raw = page.evaluate("window.localStorage.getItem('nearsim.explore.labels')")
     return [row for rows in json.loads(raw)["labels"].values() for row in rows] if raw else []
 
 
@@ -95,7 +95,7 @@ def test_label_forty_pairs_with_the_keyboard_reload_export_and_use_t(
         "All 40 pairs drawn are labelled"
     )
     page.wait_for_function(
-        "() => { const r = window.localStorage.getItem('nearsim.labels');"
+        "() => { const r = window.localStorage.getItem('nearsim.explore.labels');"
         " if (!r) return false; const l = JSON.parse(r).labels;"
         " return Object.values(l).reduce((a, v) => a + v.length, 0) === 40; }"
     )

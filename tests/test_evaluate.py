@@ -16,15 +16,15 @@ from simhash_support import planted, random_words
 from support import jaccard
 
 import nearsim as ns
-from nearsim.evaluate import (
+from nearsim.hamming import distance_histogram, distance_vs_jaccard
+from nearsim.scoring import (
     compare_simhash,
     compare_table,
     lsh_scores,
     score_codes,
     similarity_band,
 )
-from nearsim.hamming import distance_histogram, distance_vs_jaccard
-from nearsim.shingles import shingles
+from nearsim.shingling import shingles
 from nearsim.simhash import SimHasher, hamming_distance
 
 
@@ -323,8 +323,8 @@ def test_compare_table_equals_brute_force_counting():
 
 
 def test_compare_table_with_exact_pairs():
-    """The ground truth the app uses (nearsim.exact.exact_pairs) plugs straight in."""
-    from nearsim.exact import exact_pairs
+    """The ground truth the app uses (nearsim.join.exact.exact_pairs) plugs straight in."""
+    from nearsim.join.exact import exact_pairs
 
     texts = edited_corpus(seed=3)
     lists = [shingles(t) for t in texts]

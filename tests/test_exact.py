@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from support import jaccard
 
 import nearsim as ns
-from nearsim import _join, _pair_overlap
-from nearsim._hashing import flatten
-from nearsim._intern import _factorize_part
-from nearsim.exact import (
+from nearsim.hashing import flatten
+from nearsim.join import _kernels as _join
+from nearsim.join import overlap as _pair_overlap
+from nearsim.join._intern import _factorize_part
+from nearsim.join.exact import (
     exact_pairs,
     join_funnel,
     overlap_tables,
@@ -25,7 +26,7 @@ from nearsim.exact import (
     threshold_cut,
     warm_up,
 )
-from nearsim.tokens import TokenSets
+from nearsim.join.tokens import TokenSets
 
 METHODS = ("brute", "ppjoin", "auto")
 

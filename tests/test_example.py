@@ -11,7 +11,7 @@ import pytest
 from support import char_shingles, jaccard
 
 import nearsim as ns
-from nearsim.documents import example_corpus
+from nearsim.io.documents import example_corpus
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def test_example_words_are_package_data():
 
 
 def test_uncapped_generator_is_example_corpus_below_its_chunk():
-    from nearsim.example import _generate
+    from nearsim.io.example import _generate
 
     pd.testing.assert_frame_equal(_generate(1234, 7), example_corpus(1234, seed=7))
 
@@ -150,7 +150,7 @@ def test_uncapped_generator_in_chunks_keeps_the_corpus_shape():
     """Several chunks of originals (the benchmark's million documents, in miniature): the
     copies still pick parents among all earlier rows, across chunk boundaries, and every
     row has a text."""
-    from nearsim.example import _generate
+    from nearsim.io.example import _generate
 
     df = _generate(3000, 5, chunk=700)
     parent = df["parent"].to_numpy()

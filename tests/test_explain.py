@@ -1,4 +1,4 @@
-"""The "Choosing k" profile (nearsim.explain.shingle_length_profile) against brute force."""
+"""The "Choosing k" profile (nearsim.explore.explain.shingle_length_profile) against brute force."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from support import jaccard
 
 import nearsim as ns
-from nearsim import explain
+from nearsim.explore import explain
 
 
 def brute_profile(texts, ks, pairs, kind="char"):

@@ -13,7 +13,7 @@ from nearsim import pipeline
 def test_every_stage_has_its_own_cache():
     """Streamlit keys a cache on the function's qualified name: one name per stage, so a
     stage's entries never evict another's and each has its own bound."""
-    from explorer import state
+    from nearsim_app.explorer import state
 
     assert set(state._CACHES) == set(pipeline.STAGES)
     names = {fn.__wrapped__.__qualname__ if hasattr(fn, "__wrapped__") else fn.__qualname__
@@ -23,7 +23,7 @@ def test_every_stage_has_its_own_cache():
 
 
 def test_corpus_arguments_come_from_after_the_double_dash(monkeypatch):
-    from explorer import launch
+    from nearsim_app.explorer import launch
 
     launch.corpus_arguments.cache_clear()
     monkeypatch.setattr(sys, "argv", ["app.py", "--corpus", "a.jsonl", "b.parquet",
@@ -38,7 +38,7 @@ def test_corpus_arguments_come_from_after_the_double_dash(monkeypatch):
 
 
 def test_an_upload_lands_at_one_path_per_content(tmp_path):
-    from explorer import launch
+    from nearsim_app.explorer import launch
 
     a = launch.save_upload("../../etc/corpus.jsonl", b'{"text": "x"}\n')
     b = launch.save_upload("corpus.jsonl", b'{"text": "x"}\n')
@@ -51,8 +51,7 @@ def test_an_upload_lands_at_one_path_per_content(tmp_path):
 
 def test_storage_restores_paste_and_csv_and_ignores_a_damaged_entry(monkeypatch):
     import streamlit as st
-
-    from explorer import state, storage
+    from nearsim_app.explorer import state, storage
 
     fake: dict = {}
     monkeypatch.setattr(st, "session_state", fake)

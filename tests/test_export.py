@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from support import datatrove_values, nearsim_values
 
 import nearsim as ns
-from nearsim.export import EXPLORER_FIELDS, VERIFY_MODES
+from nearsim.explore.export import EXPLORER_FIELDS, VERIFY_MODES
 from nearsim.settings import FIELD_SPECS, Settings
 
 OPTION_TO_FIELD = {spec.option: name for name, spec in FIELD_SPECS.items()}

@@ -8,7 +8,7 @@ import gzip
 import pytest
 from support import MIXED, zip_bytes
 
-from nearsim.documents import read_document_file
+from nearsim.io.documents import read_document_file
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim._validation import MAX_DOCS, is_int
+from nearsim.utils.validation import MAX_DOCS, is_int
 
 
 @dataclass(frozen=True)
@@ -545,7 +545,9 @@ FUZZED = [c for c in TABLE if c.examples]
 @pytest.fixture(scope="module")
 def compiled():
     """Every kernel compiled (or loaded from numba's cache) once, before any deadline."""
-    ns.pipeline.warm_up()
+    from nearsim.explore import warm_up
+
+    warm_up()
 
 
 @pytest.mark.parametrize("case", FUZZED, ids=_ids(FUZZED))

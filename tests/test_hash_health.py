@@ -22,9 +22,9 @@ from simhash_support import (
     random_documents,
 )
 
+from nearsim.explore.hash_health import broken_simhash, hash_health
 from nearsim.hamming import replay
-from nearsim.hash_health import broken_simhash, hash_health
-from nearsim.shingles import shingles
+from nearsim.shingling import shingles
 from nearsim.simhash import SimHasher, hamming_distance
 
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim._hashing import decode, flatten, flatten_texts, text_shingles
-from nearsim.shingles import normalize
+from nearsim.hashing import decode, flatten, flatten_texts, text_shingles
+from nearsim.shingling import normalize
 
 TEXTS = [
     "Hello world, this is a test",
@@ -90,7 +90,8 @@ def _laid_out(texts, kind, k, **opts):
 )
 def test_flatten_texts_normalises_as_normalize_does(texts, shingling, lower, punct, collapse):
     """The compiled normalisation of ASCII documents (nearsim._ascii_text) against
-    nearsim.shingles.normalize, byte for byte, with the word layout and its whole-document flags."""
+    nearsim.shingling.normalize, byte for byte, with the word layout and its whole-document
+    flags."""
     kind, k = shingling
     opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": collapse}
     flat = flatten_texts(texts, kind=kind, k=k, **opts)

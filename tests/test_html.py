@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import MIXED
 
-from nearsim.documents import html_to_text, read_document_file
+from nearsim.io.documents import html_to_text, read_document_file
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>Page title</title><style>p { color: red }</style>

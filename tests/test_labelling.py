@@ -1,4 +1,4 @@
-"""The explorer's label book (explorer/labelling.py) and key presses (explorer/keys.py),
+"""The explorer's label book (pages/explorer/labelling.py) and key presses (pages/explorer/keys.py),
 on a plain dict standing in for Streamlit's session state."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import types
 
 import pandas as pd
 import pytest
-
-from explorer import keys, labelling
+from nearsim_app.explorer import keys, labelling
 
 A, B = "0123456789abcdef", "fedcba9876543210"
 

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-import nearsim.labels as nl
-from nearsim.sample import similarity_band
+import nearsim.explore.labels as nl
+from nearsim.join.sample import similarity_band
 
 
 def frame(n=3000, seed=0):

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 from support import known_pair
 
 import nearsim as ns
-from nearsim.lsh import TooManyPairsError, _band_keys, candidate_pairs
+from nearsim.lsh import TooManyPairsError, band_keys, candidate_pairs
 
 
 def exact_areas(t: Fraction, b: int, r: int) -> tuple[Fraction, Fraction]:
@@ -164,7 +164,7 @@ def test_candidate_pairs_survive_hash_collisions(monkeypatch):
     """Equal band hashes are checked value by value; a collision never makes a pair."""
     import nearsim.lsh as lsh
 
-    monkeypatch.setattr(lsh, "_band_keys", lambda sig, lo, hi: np.zeros(sig.shape[0], np.uint64))
+    monkeypatch.setattr(lsh, "band_keys", lambda sig, lo, hi: np.zeros(sig.shape[0], np.uint64))
     rng = np.random.default_rng(3)
     sig = rng.integers(0, 2, size=(40, 6)).astype(np.uint32)
     assert lsh.candidate_pairs(sig, 3, 2).tolist() == brute_candidates(sig, 3, 2).tolist()
@@ -186,8 +186,8 @@ def test_candidate_pairs_read_a_strided_view():
 
 def test_band_keys_equal_for_equal_bands():
     sig = np.array([[1, 2, 3, 4], [1, 2, 9, 9], [7, 7, 3, 4]], dtype=np.uint32)
-    k0 = _band_keys(sig, 0, 2)
-    k1 = _band_keys(sig, 2, 4)
+    k0 = band_keys(sig, 0, 2)
+    k1 = band_keys(sig, 2, 4)
     assert k0[0] == k0[1] != k0[2]
     assert k1[0] == k1[2] != k1[1]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import MIXED
 
-from nearsim.documents import parse_paste
+from nearsim.io.documents import parse_paste
 
 
 @pytest.mark.parametrize(

@@ -112,14 +112,14 @@ _AFTER_WARM_UP = """
 import sys
 from numba.core.registry import CPUDispatcher
 import nearsim as ns
-from nearsim import pipeline
+from nearsim import explore, pipeline
 
 def machine_code():
     return {f"{m}.{k}": len(v.overloads) for m, mod in list(sys.modules.items())
             if m.startswith("nearsim") for k, v in vars(mod).items()
             if isinstance(v, CPUDispatcher)}
 
-pipeline.warm_up()
+explore.warm_up()
 before = machine_code()
 texts = ns.example_corpus(3000, seed=1)["text"].tolist()
 run = pipeline.Runner(texts, ns.Settings(threshold=0.7, hash_seed=3))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from support import known_pair
 
 import nearsim as ns
-from nearsim._validation import ArgumentTypeError
+from nearsim.utils.validation import ArgumentTypeError
 
 
 # -- brute force ---------------------------------------------------------------------------

@@ -15,8 +15,15 @@ from datasketch.lsh import _optimal_param
 from support import datatrove_values, nearsim_values
 
 import nearsim as ns
+from nearsim.explore.presets import (
+    PRESET_FIELDS,
+    PRESETS,
+    Preset,
+    Source,
+    _threshold,
+    banding_words,
+)
 from nearsim.lsh import tune
-from nearsim.presets import PRESET_FIELDS, PRESETS, Preset, Source, _threshold, banding_words
 from nearsim.settings import FIELD_SPECS, Settings
 
 # name: kind, k, lowercase, remove_punctuation, collapse_whitespace, num_perm, seed, b, r, t, verify

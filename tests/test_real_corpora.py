@@ -21,9 +21,9 @@ import pytest
 
 import nearsim as ns
 from nearsim.cli import main
-from nearsim.dask_engine import dedup_dask, local_cluster
-from nearsim.dedup import dedup
-from nearsim.progress import PlainProgress
+from nearsim.run.dask_engine import dedup_dask, local_cluster
+from nearsim.run.local import dedup
+from nearsim.run.progress import PlainProgress
 
 BANNER = (
     "We use cookies to give you the best experience on our website. Some are essential to "

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim.removal import removal_curve, removal_rates
+from nearsim.explore.removal import removal_curve, removal_rates
 
 
 def direct(n, pairs, grid):

@@ -11,9 +11,9 @@ import pytest
 from support import jaccard
 
 import nearsim as ns
-from nearsim.exact import exact_pairs
-from nearsim.sample import BAND_WIDTH, N_BANDS, similarity_band, similarity_sample
-from nearsim.tokens import TokenSets
+from nearsim.join.exact import exact_pairs
+from nearsim.join.sample import BAND_WIDTH, N_BANDS, similarity_band, similarity_sample
+from nearsim.join.tokens import TokenSets
 
 
 def family(rng: random.Random, n: int, alphabet: int, sizes) -> list[list[str]]:

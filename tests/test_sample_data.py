@@ -7,7 +7,7 @@ from pathlib import Path
 
 from support import char_shingles, jaccard
 
-from nearsim.documents import csv_columns, parse_paste, read_csv_column, read_document_file
+from nearsim.io.documents import csv_columns, parse_paste, read_csv_column, read_document_file
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"
 

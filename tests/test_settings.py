@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nearsim._validation import MAX_SEED
 from nearsim.settings import FIELD_SPECS, FieldSpec, Settings, tuned_bands_rows
+from nearsim.utils.validation import MAX_SEED
 
 API_DEFAULTS = {
     "source": "example",

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim.shingles import normalize
+from nearsim.shingling import normalize
 
 
 def test_char_shingles_distinct_in_first_appearance_order():

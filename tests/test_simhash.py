@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from simhash_support import differ_probabilities, mean_distance_and_error, random_documents
 
-from nearsim._hashing import text_shingles
-from nearsim.shingles import shingles
+from nearsim.hashing import text_shingles
+from nearsim.shingling import shingles
 from nearsim.simhash import SimHasher, as_fingerprints, hamming_distance, popcount
 
 

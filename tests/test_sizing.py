@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import nearsim as ns
-from nearsim.sizing import Throughput, measure_throughput, sizing
+from nearsim.explore.sizing import Throughput, measure_throughput, sizing
 
 S = np.array([0.0, 0.05, 0.2, 0.45, 0.5, 0.7, 0.85, 0.95, 1.0])
 W = np.array([1e7, 5e6, 1e5, 900.0, 50.0, 20.0, 10.0, 5.0, 3.0])

@@ -9,9 +9,9 @@ import pytest
 
 import nearsim as ns
 from nearsim import pipeline
-from nearsim import threshold_pairs as tp
-from nearsim.labels import draw_label_rounds, label_window
-from nearsim.sample import similarity_band, similarity_sample
+from nearsim.explore import threshold_pairs as tp
+from nearsim.explore.labels import draw_label_rounds, label_window
+from nearsim.join.sample import similarity_band, similarity_sample
 
 
 @pytest.fixture(scope="module")

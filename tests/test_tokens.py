@@ -10,10 +10,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import nearsim as ns
-import nearsim.exact as exact_module
-from nearsim import _intern
-from nearsim._hashing import FlatShingles, flatten, text_shingles
-from nearsim.tokens import TokenSets, as_token_sets
+import nearsim.join.exact as exact_module
+from nearsim.hashing import FlatShingles, flatten, text_shingles
+from nearsim.join import _intern
+from nearsim.join.tokens import TokenSets, as_token_sets
 
 shingle_text = st.one_of(
     # any code points, NUL and lone surrogates included (st.text leaves surrogates out

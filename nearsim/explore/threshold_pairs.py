@@ -1,0 +1,128 @@
+"""The Threshold view's stages: every pair from J ≥ 0.5 up, the removal rate at every
+threshold, and the pairs near t to label (registered in :data:`nearsim.pipeline.STAGES`).
+
+``low_pairs`` reads the similarity sample's complete part (every pair from its floor of
+0.5 up), so no join runs again; ``removal`` is :func:`nearsim.explore.removal.removal_curve` on
+it for every threshold from 0.50 to 0.99, and depends on no threshold; ``label_pool``
+holds the pairs with J in t ± 0.2 (complete bands, and on many documents the sample's
+uniform share below :data:`LABEL_JOIN_FLOOR`); ``label_draw`` draws from it in rounds
+(:func:`nearsim.explore.labels.draw_label_rounds`). Each is ``f(settings, **inputs)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from nearsim.explore.label_draw import draw_label_rounds, label_window
+from nearsim.explore.removal import DEFAULT_GRID as REMOVAL_GRID
+from nearsim.explore.removal import removal_curve
+from nearsim.join.exact import exact_pairs
+from nearsim.join.sample import N_BANDS, similarity_band
+from nearsim.join.tokens import TokenSets
+from nearsim.settings import Settings
+
+LOW_JOIN = float(REMOVAL_GRID[0])
+"""The ``low_pairs`` stage lists every pair with J ≥ this (0.5, the similarity sample's
+floor): the removal curve's lowest threshold, and the label window's pairs when t ≥ 0.7."""
+LABEL_SIDE = 4
+"""Bands of 0.05 drawn from on each side of t's band: labels come from t ± 0.2."""
+LABEL_JOIN_FLOOR = 0.3
+"""Lowest similarity the label pool joins at above 2,500 documents (on 20,000 news-like
+texts the join takes about 2 s at 0.3 and 7 s at 0.2); lower bands are drawn from the
+similarity sample."""
+LABEL_PER_ROUND = 5
+LABEL_ROUNDS = 4
+"""Pairs drawn to label: rounds of up to 5 per band (40 pairs at t = 0.8), 4 rounds."""
+
+
+def low_pairs_stage(
+    settings: Settings, tokens: TokenSets, valid: np.ndarray, sample: pd.DataFrame
+) -> pd.DataFrame:
+    """Every pair of used documents with exact Jaccard ≥ :data:`LOW_JOIN`, read from the
+    similarity sample (which lists every pair from its floor of 0.5 up), so no join runs
+    again; every threshold from 0.5 up reads it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns i, j (int64), jaccard (float64), sorted by (i, j), as ``exact_pairs``.
+    """
+    floor = sample.attrs.get("floor")
+    if sample.attrs.get("mode") != "all" and (floor is None or floor > LOW_JOIN):
+        return exact_pairs(tokens, LOW_JOIN, valid=valid)
+    keep = sample["jaccard"].to_numpy() >= LOW_JOIN
+    if "sampled" in sample:
+        keep &= ~sample["sampled"].to_numpy(bool)
+    return sample.loc[keep, ["i", "j", "jaccard"]].reset_index(drop=True)
+
+
+def removal_stage(settings: Settings, low_pairs: pd.DataFrame, valid: np.ndarray) -> pd.DataFrame:
+    """Share of documents removed and clusters at every threshold from 0.50 to 0.99
+    (:func:`nearsim.explore.removal.removal_curve`)."""
+    return removal_curve(valid.shape[0], low_pairs, REMOVAL_GRID, join_threshold=LOW_JOIN)
+
+
+def _in_window(frame: pd.DataFrame, low: float, high: float) -> pd.DataFrame:
+    jac = frame["jaccard"].to_numpy()
+    keep = similarity_band(jac) >= round(low * N_BANDS)
+    keep &= similarity_band(jac) < round(high * N_BANDS)
+    return frame.loc[keep, ["i", "j", "jaccard"]]
+
+
+def label_pool_stage(
+    settings: Settings,
+    tokens: TokenSets,
+    valid: np.ndarray,
+    low_pairs: pd.DataFrame,
+    sample: pd.DataFrame,
+) -> pd.DataFrame:
+    """The pairs to draw labels from: those with J in t ± 0.2 (:func:`label_window`).
+
+    Every pair of the window when the documents are few (the sample lists every pair) or
+    t ≥ 0.7 (``low_pairs``); otherwise an exact join at the window's lowest similarity,
+    but not below :data:`LABEL_JOIN_FLOOR`, with the similarity sample's pairs below
+    that. Each 0.05 band is then either complete or a uniform sample of its pairs, so a
+    draw within a band is uniform either way.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns i, j (int64), jaccard (float64), each pair once. ``attrs``: ``low`` and
+        ``high`` (the window), ``complete_from`` (every pair with J ≥ this is listed;
+        below it the rows are a sample), ``sample_fraction`` (pairs drawn / pairs, for the
+        sampled bands).
+    """
+    low, high = label_window(settings.threshold, LABEL_SIDE)
+    mode, floor = sample.attrs.get("mode"), sample.attrs.get("floor")
+    if mode == "all":
+        parts, complete = [_in_window(sample, low, high)], 0.0
+    elif low >= LOW_JOIN:
+        parts, complete = [_in_window(low_pairs, low, high)], low
+    else:
+        join_low = max(low, LABEL_JOIN_FLOOR)
+        joined = _in_window(exact_pairs(tokens, join_low, valid=valid), low, high)
+        below = _in_window(sample, low, join_low)
+        complete = join_low if floor is None else min(join_low, float(floor))
+        parts = [joined, below]
+    pool = pd.concat(parts, ignore_index=True).drop_duplicates(["i", "j"], ignore_index=True)
+    pool.attrs = {
+        "low": low,
+        "high": high,
+        "complete_from": max(complete, low),
+        "sample_fraction": float(sample.attrs.get("sample_fraction", 1.0)),
+    }
+    return pool
+
+
+def label_draw_stage(settings: Settings, label_pool: pd.DataFrame) -> pd.DataFrame:
+    """The pairs to label, in rounds of up to 5 per 0.05 band of t ± 0.2, seeded
+    (:func:`nearsim.explore.labels.draw_label_rounds`)."""
+    return draw_label_rounds(
+        label_pool,
+        settings.threshold,
+        per_band=LABEL_PER_ROUND,
+        rounds=LABEL_ROUNDS,
+        bands_each_side=LABEL_SIDE,
+        seed=0,
+    )

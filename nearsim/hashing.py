@@ -1,0 +1,496 @@
+"""Shingles as UTF-8 bytes, hashed with MurmurHash3 in compiled code.
+
+Private helpers shared by MinHash and SimHash. The trick that keeps the Python cost low
+is to never touch shingles one by one in Python: all shingles of all documents are
+joined into one ``str``, encoded once, and cut back into shingles by offsets computed
+from ``map(len, ...)`` (C speed). The compiled kernels then read the bytes directly.
+
+``murmur3_32`` is MurmurHash3 x86_32 and equals ``mmh3.hash(data, seed, signed=False)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain
+
+import numpy as np
+from numba import njit, prange
+
+from nearsim._ascii_text import normalise as normalise_ascii
+from nearsim.shingling import as_text_list, check_shingle_options, normalize
+from nearsim.utils.arrays import pack_segments
+from nearsim.utils.validation import ArgumentTypeError
+from nearsim.utils.validation_arrays import check_shingle_sets
+
+
+@njit(cache=True, inline="always")
+def _rotl32(x, r):
+    return np.uint32((x << np.uint32(r)) | (x >> np.uint32(32 - r)))
+
+
+@njit(cache=True)
+def murmur3_32(buf, start, end, seed):
+    """MurmurHash3 x86_32 of ``buf[start:end]`` (uint8 array) with a uint32 seed."""
+    h = np.uint32(seed)
+    n = end - start
+    nblocks = n // 4
+    c1 = np.uint32(0xCC9E2D51)
+    c2 = np.uint32(0x1B873593)
+    for blk in range(nblocks):
+        p = start + 4 * blk
+        k = (
+            np.uint32(buf[p])
+            | (np.uint32(buf[p + 1]) << np.uint32(8))
+            | (np.uint32(buf[p + 2]) << np.uint32(16))
+            | (np.uint32(buf[p + 3]) << np.uint32(24))
+        )
+        k = np.uint32(k * c1)
+        k = _rotl32(k, 15)
+        k = np.uint32(k * c2)
+        h ^= k
+        h = _rotl32(h, 13)
+        h = np.uint32(h * np.uint32(5) + np.uint32(0xE6546B64))
+    tail = start + 4 * nblocks
+    rem = n & 3
+    k = np.uint32(0)
+    if rem >= 3:
+        k ^= np.uint32(buf[tail + 2]) << np.uint32(16)
+    if rem >= 2:
+        k ^= np.uint32(buf[tail + 1]) << np.uint32(8)
+    if rem >= 1:
+        k ^= np.uint32(buf[tail])
+        k = np.uint32(k * c1)
+        k = _rotl32(k, 15)
+        k = np.uint32(k * c2)
+        h ^= k
+    h ^= np.uint32(n)
+    h ^= h >> np.uint32(16)
+    h = np.uint32(h * np.uint32(0x85EBCA6B))
+    h ^= h >> np.uint32(13)
+    h = np.uint32(h * np.uint32(0xC2B2AE35))
+    h ^= h >> np.uint32(16)
+    return h
+
+
+@njit(cache=True)
+def _cp_to_byte_offsets(buf, cp_offsets):
+    """Byte offsets of the given (non-decreasing) code-point offsets in UTF-8 ``buf``."""
+    out = np.empty(cp_offsets.shape[0], dtype=np.int64)
+    pos = 0  # byte position of code point `cp`
+    cp = 0
+    nbuf = buf.shape[0]
+    for t in range(cp_offsets.shape[0]):
+        target = cp_offsets[t]
+        while cp < target:
+            b0 = buf[pos]
+            if b0 < 0x80:
+                pos += 1
+            elif b0 < 0xE0:
+                pos += 2
+            elif b0 < 0xF0:
+                pos += 3
+            else:
+                pos += 4
+            cp += 1
+        out[t] = min(pos, nbuf)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _hash_spans(buf, starts, ends, seed):
+    """MurmurHash3 of every span ``buf[starts[i]:ends[i]]``; uint32, shape (m,)."""
+    m = starts.shape[0]
+    out = np.empty(m, dtype=np.uint32)
+    for i in prange(m):
+        out[i] = murmur3_32(buf, starts[i], ends[i], seed)
+    return out
+
+
+@njit(cache=True)
+def _split_pieces(buf, counts, starts, ends):
+    """Cut a NUL-separated buffer into shingle spans; False if the pieces do not add up.
+
+    Each document contributes ``max(count, 1)`` pieces (an empty document leaves one empty
+    piece). A shingle that itself contains U+0000 adds a piece, which this detects.
+    """
+    pos = 0
+    s = 0
+    nbuf = buf.shape[0]
+    for d in range(counts.shape[0]):
+        c = counts[d]
+        pieces = c if c > 0 else 1
+        for _ in range(pieces):
+            if pos > nbuf:
+                return False
+            st = pos
+            while pos < nbuf and buf[pos] != 0:
+                pos += 1
+            if c > 0:
+                starts[s] = st
+                ends[s] = pos
+                s += 1
+            pos += 1
+    return pos == nbuf + 1 and s == starts.shape[0]
+
+
+class FlatShingles:
+    """All shingles of all documents as one UTF-8 buffer plus spans.
+
+    Attributes
+    ----------
+    buf : ndarray of uint8, shape (total_bytes,)
+        The shingles' UTF-8 bytes.
+    starts, ends : ndarray of int64, shape (m,)
+        Shingle s is ``buf[starts[s]:ends[s]]``.
+    doc_offsets : ndarray of int64, shape (n + 1,)
+        Shingles of document d are ``doc_offsets[d]:doc_offsets[d + 1]``.
+    """
+
+    __slots__ = ("buf", "doc_offsets", "ends", "starts")
+
+    def __init__(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, doc_offsets):
+        self.buf = buf
+        self.starts = starts
+        self.ends = ends
+        self.doc_offsets = doc_offsets
+
+    @property
+    def n_docs(self) -> int:
+        return self.doc_offsets.shape[0] - 1
+
+    def hashes(self, seed: int = 0) -> np.ndarray:
+        """MurmurHash3 (32-bit, unsigned) of every shingle; uint32, shape (m,)."""
+        return _hash_spans(self.buf, self.starts, self.ends, np.uint32(seed))
+
+
+def _encode(joined: str, what: str) -> bytes:
+    """UTF-8 of the joined strings; ``what`` names the argument they came from."""
+    if joined.isascii():
+        return joined.encode("ascii")
+    try:
+        return joined.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{what} holds a lone surrogate code point ({exc.object[exc.start]!r}), which is "
+            f"not accepted; accepted: str of valid Unicode text"
+        ) from None
+
+
+SHINGLE_LISTS = "a list of shingle lists, one list of str per document"
+
+
+def _bad_shingle(lists, name: str) -> ValueError:
+    """The error for a shingle that is not a str (found by one pass over them)."""
+    try:
+        check_shingle_sets(lists, name, accepted=SHINGLE_LISTS, strings=True)
+    except ValueError as exc:
+        return exc
+    return ArgumentTypeError(f"{name} holds a shingle that is not a str; accepted: {SHINGLE_LISTS}")
+
+
+def flatten(shingle_lists: Iterable[Sequence[str]], name: str = "shingle_lists") -> FlatShingles:
+    """Flatten a list of shingle lists into one UTF-8 buffer with spans.
+
+    All shingles are joined with NUL separators by C-level ``str.join`` calls, encoded
+    once, and cut apart by a compiled scan, so the Python cost per shingle is one
+    pointer copy. A shingle containing U+0000 is detected and handled by a slower path
+    that measures every shingle.
+
+    Parameters
+    ----------
+    shingle_lists : iterable of sequences of str, length n
+        Each document's shingles.
+    name : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    FlatShingles
+    """
+    lists = check_shingle_sets(shingle_lists, name, accepted=SHINGLE_LISTS)
+    counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    doc_offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(counts, out=doc_offsets[1:])
+    m = int(doc_offsets[-1])
+    try:
+        joined = "\x00".join(map("\x00".join, lists))
+    except TypeError:
+        raise _bad_shingle(lists, name) from None
+    buf = np.frombuffer(_encode(joined, name), dtype=np.uint8)
+    starts = np.empty(m, dtype=np.int64)
+    ends = np.empty(m, dtype=np.int64)
+    if _split_pieces(buf, counts, starts, ends):
+        return FlatShingles(buf, starts, ends, doc_offsets)
+    # Some shingle contains U+0000: measure every shingle instead.
+    joined = "".join(chain.from_iterable(lists))
+    cp = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(
+        np.fromiter(map(len, chain.from_iterable(lists)), dtype=np.int64, count=m),
+        out=cp[1:],
+    )
+    buf = np.frombuffer(_encode(joined, name), dtype=np.uint8)
+    if buf.shape[0] != cp[-1]:
+        cp = _cp_to_byte_offsets(buf, cp)
+    return FlatShingles(buf, cp[:-1].copy(), cp[1:].copy(), doc_offsets)
+
+
+class FlatTexts:
+    """Normalised documents as one UTF-8 buffer, ready for the shingle kernels.
+
+    Attributes
+    ----------
+    buf : ndarray of uint8
+        The normalised documents' UTF-8 bytes, back to back.
+    doc_offsets : ndarray of int64, shape (n + 1,)
+        Document d is ``buf[doc_offsets[d]:doc_offsets[d + 1]]``.
+    whole : ndarray of bool, shape (n,)
+        Word shingles only: the document has fewer than k words and is one shingle, its
+        whole normalised text. (For char shingles the kernel decides by length.)
+    kind : str
+        ``"char"`` or ``"word"``. For word shingles each document is stored as its words
+        joined by single spaces, so a word k-gram is a contiguous span of bytes.
+    k : int
+        Shingle length.
+    """
+
+    __slots__ = ("buf", "doc_offsets", "k", "kind", "whole")
+
+    def __init__(self, buf, doc_offsets, whole, kind, k):
+        self.buf = buf
+        self.doc_offsets = doc_offsets
+        self.whole = whole
+        self.kind = kind
+        self.k = k
+
+
+def flatten_texts(
+    texts: Iterable[str],
+    *,
+    kind: str = "char",
+    k: int = 5,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> FlatTexts:
+    """Normalise texts and lay them out for the compiled shingle kernels.
+
+    Parameters
+    ----------
+    texts : iterable of str, length n
+        Raw documents.
+    kind, k, lowercase, remove_punctuation, collapse_whitespace
+        As in :func:`nearsim.shingles`.
+
+    Returns
+    -------
+    FlatTexts
+    """
+    opts = check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
+    kind, k = opts.pop("kind"), opts.pop("k")  # Python str and int: one compiled kernel
+    texts = as_text_list(texts)
+    word = kind == "word"
+    whole = np.zeros(len(texts), dtype=np.bool_)
+    # ASCII documents are normalised by a compiled kernel (nearsim._ascii_text), the
+    # others here first (str methods), then copied by it as they are
+    is_ascii = np.fromiter(map(str.isascii, texts), dtype=np.bool_, count=len(texts))
+    laid = texts
+    if not is_ascii.all():
+        laid = list(texts)
+        for d in np.flatnonzero(~is_ascii).tolist():
+            laid[d], whole[d] = _lay_out(normalize(texts[d], **opts), word, k)
+    lengths = np.fromiter(map(len, laid), dtype=np.int64, count=len(laid))
+    doc_offsets = np.zeros(len(laid) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=doc_offsets[1:])
+    buf = np.frombuffer(_encode("".join(laid), "texts"), dtype=np.uint8)
+    if buf.shape[0] != doc_offsets[-1]:
+        doc_offsets = _cp_to_byte_offsets(buf, doc_offsets)
+    if is_ascii.any() and (word or any(opts.values())):
+        buf, doc_offsets = normalise_ascii(buf, doc_offsets, is_ascii, whole, word=word, k=k,
+                                           **opts)  # fmt: skip
+    return FlatTexts(buf, doc_offsets, whole, kind, k)
+
+
+def _lay_out(text: str, word: bool, k: int) -> tuple[str, bool]:
+    """A normalised document as the kernels read it, and whether it is one whole shingle:
+    word shingles of a document of at least k words read its words joined by single
+    spaces; a shorter one is its whole text (when not empty)."""
+    if not word:
+        return text, False
+    words = text.split()
+    if len(words) < k:
+        return text, bool(text)
+    return " ".join(words), False
+
+
+@njit(cache=True, inline="always")
+def _utf8_step(b0):
+    if b0 < 0x80:
+        return 1
+    if b0 < 0xE0:
+        return 2
+    if b0 < 0xF0:
+        return 3
+    return 4
+
+
+@njit(cache=True)
+def doc_shingle_spans(buf, lo, hi, word, whole, k, ring, out_starts, out_ends):
+    """Byte spans of every shingle (with repeats) of one laid-out document.
+
+    ``ring`` is scratch of length >= k. Writes into ``out_starts``/``out_ends`` (length >=
+    the number of code points or words, plus one) and returns the count.
+    """
+    if lo == hi:
+        return 0
+    if whole:
+        out_starts[0] = lo
+        out_ends[0] = hi
+        return 1
+    count = 0
+    units = 0
+    pos = lo
+    if word:
+        # words are separated by exactly one space (0x20)
+        while pos < hi:
+            ring[units % k] = pos
+            units += 1
+            while pos < hi and buf[pos] != 0x20:
+                pos += 1
+            if units >= k:
+                out_starts[count] = ring[(units - k) % k]
+                out_ends[count] = pos
+                count += 1
+            pos += 1  # skip the space
+    else:
+        while pos < hi:
+            ring[units % k] = pos
+            units += 1
+            pos += _utf8_step(buf[pos])
+            if units >= k:
+                out_starts[count] = ring[(units - k) % k]
+                out_ends[count] = pos
+                count += 1
+        if units < k:
+            out_starts[0] = lo
+            out_ends[0] = hi
+            count = 1
+    return count
+
+
+@njit(cache=True, parallel=True)
+def _count_text_shingles(buf, doc_offsets, whole, word, k):
+    n = doc_offsets.shape[0] - 1
+    counts = np.empty(n, dtype=np.int64)
+    for d in prange(n):
+        lo = doc_offsets[d]
+        hi = doc_offsets[d + 1]
+        ring = np.empty(k, dtype=np.int64)
+        st = np.empty(hi - lo + 1, dtype=np.int64)
+        en = np.empty(hi - lo + 1, dtype=np.int64)
+        counts[d] = doc_shingle_spans(buf, lo, hi, word, whole[d], k, ring, st, en)
+    return counts
+
+
+@njit(cache=True)
+def same_bytes(buf, s1, e1, s2, e2):
+    if e1 - s1 != e2 - s2:
+        return False
+    for q in range(e1 - s1):
+        if buf[s1 + q] != buf[s2 + q]:
+            return False
+    return True
+
+
+@njit(cache=True, parallel=True)
+def _distinct_text_shingles(buf, doc_offsets, whole, word, k, out_offsets, starts, ends, sizes):
+    """Each document's distinct shingle spans in order of first appearance."""
+    n = doc_offsets.shape[0] - 1
+    for d in prange(n):
+        lo = doc_offsets[d]
+        hi = doc_offsets[d + 1]
+        ring = np.empty(k, dtype=np.int64)
+        st = np.empty(hi - lo + 1, dtype=np.int64)
+        en = np.empty(hi - lo + 1, dtype=np.int64)
+        cnt = doc_shingle_spans(buf, lo, hi, word, whole[d], k, ring, st, en)
+        # open-addressing set of span indices; equal spans are found by their bytes
+        size = 16
+        while size < 2 * cnt:
+            size *= 2
+        table = np.full(size, -1, dtype=np.int64)
+        dup = np.zeros(cnt, dtype=np.bool_)
+        for x in range(cnt):
+            slot = np.int64(murmur3_32(buf, st[x], en[x], np.uint32(0))) & (size - 1)
+            while True:
+                y = table[slot]
+                if y < 0:
+                    table[slot] = x
+                    break
+                if same_bytes(buf, st[x], en[x], st[y], en[y]):
+                    dup[x] = True
+                    break
+                slot = (slot + 1) & (size - 1)
+        pos = out_offsets[d]
+        for s in range(cnt):
+            if not dup[s]:
+                starts[pos] = st[s]
+                ends[pos] = en[s]
+                pos += 1
+        sizes[d] = pos - out_offsets[d]
+
+
+def text_shingles(
+    texts: Iterable[str],
+    *,
+    kind: str = "char",
+    k: int = 5,
+    lowercase: bool = True,
+    remove_punctuation: bool = False,
+    collapse_whitespace: bool = True,
+) -> FlatShingles:
+    """Every document's distinct shingles as spans of one UTF-8 buffer, from raw texts.
+
+    Byte for byte the same shingles, in the same order, as ``[shingles(t, ...) for t in
+    texts]``, but cut in compiled code: no Python object per shingle.
+
+    Parameters
+    ----------
+    texts : iterable of str, length n
+    kind, k, lowercase, remove_punctuation, collapse_whitespace
+        As in :func:`nearsim.shingles`.
+
+    Returns
+    -------
+    FlatShingles
+        ``buf`` is the normalised texts' bytes; spans point into it.
+    """
+    ft = flatten_texts(
+        texts,
+        kind=kind,
+        k=k,
+        lowercase=lowercase,
+        remove_punctuation=remove_punctuation,
+        collapse_whitespace=collapse_whitespace,
+    )
+    word = ft.kind == "word"
+    counts = _count_text_shingles(ft.buf, ft.doc_offsets, ft.whole, word, ft.k)
+    cap = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=cap[1:])
+    starts = np.empty(int(cap[-1]), dtype=np.int64)
+    ends = np.empty(int(cap[-1]), dtype=np.int64)
+    sizes = np.empty(counts.shape[0], dtype=np.int64)
+    _distinct_text_shingles(ft.buf, ft.doc_offsets, ft.whole, word, ft.k, cap, starts, ends, sizes)
+    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    # each document's distinct spans, from cap[d] (room for all its shingles) packed
+    packed = [pack_segments(spans, cap[:-1], offsets) for spans in (starts, ends)]
+    return FlatShingles(ft.buf, *packed, offsets)
+
+
+def decode(flat: FlatShingles, doc: int) -> list[str]:
+    """The shingles of one document as Python strings."""
+    lo, hi = flat.doc_offsets[doc], flat.doc_offsets[doc + 1]
+    raw = flat.buf
+    return [
+        bytes(raw[s:e]).decode("utf-8")
+        for s, e in zip(flat.starts[lo:hi].tolist(), flat.ends[lo:hi].tolist(), strict=True)
+    ]

@@ -1,0 +1,328 @@
+"""What the Dask engine's workers do after reading: band records into pair codes, the join
+that brings each candidate both documents' signatures, the filter, and min-label
+propagation for clusters too large for the client.
+
+Every function takes and returns NumPy arrays and pandas DataFrames (the partitions of
+the shuffles :mod:`nearsim.dask_engine` sets up), so each can be run and tested alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from nearsim.copies import copy_pairs
+from nearsim.hashing import text_shingles
+from nearsim.lsh import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
+from nearsim.minhash import estimate_pairs
+from nearsim.run.dask_read import Part, partition_texts
+from nearsim.settings import RunSettings
+from nearsim.utils.arrays import unique_int
+
+# -- bands: records shuffled by key, buckets turned into pair codes -----------------------
+BAND_META = pd.DataFrame(
+    {
+        "key": np.zeros(0, np.uint64),
+        "band": np.zeros(0, np.uint16),
+        "row": np.zeros(0, np.int64),
+    }
+)
+CODE_META = pd.DataFrame({"code": np.zeros(0, np.int64)})
+KEY_META = pd.DataFrame(
+    {"k1": np.zeros(0, np.uint64), "k2": np.zeros(0, np.uint64), "row": np.zeros(0, np.int64)}
+)
+LINK_META = pd.DataFrame({"first": np.zeros(0, np.int64), "copy": np.zeros(0, np.int64)})
+
+
+# -- exact copies: keys shuffled, each copy linked to its first occurrence ------------------
+def key_frame(part: Part, start: int) -> pd.DataFrame:
+    """The copy key and global row of every valid document of a partition."""
+    local = np.flatnonzero(part.valid)
+    return pd.DataFrame(
+        {"k1": part.keys[local, 0], "k2": part.keys[local, 1], "row": start + local}
+    )
+
+
+def copy_links(df: pd.DataFrame) -> pd.DataFrame:
+    """(first, copy) for every document of this shuffled partition of keys whose key an
+    earlier row has (every key's documents are whole in one partition): the rows of
+    :func:`nearsim.copies.copy_pairs`."""
+    df = df.sort_values("row")
+    rows = df["row"].to_numpy(np.int64)
+    keys = np.stack([df["k1"].to_numpy(np.uint64), df["k2"].to_numpy(np.uint64)], axis=1)
+    links = copy_pairs(keys)
+    return pd.DataFrame({"first": rows[links[:, 0]], "copy": rows[links[:, 1]]})
+
+
+def link_codes(df: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The links as pair codes ``first * n + copy``."""
+    return pd.DataFrame({"code": df["first"].to_numpy(np.int64) * n + df["copy"].to_numpy()})
+
+
+def band_frame(part: Part, settings: RunSettings, start: int, copies=None) -> pd.DataFrame:
+    """One record per band of every valid document that is not a later exact copy:
+    (band key, band, global row).
+
+    The key is :func:`nearsim.lsh.candidate_pairs`'s 64-bit hash of the band's values.
+    ``copies`` is indexed by the global rows of this partition's later copies.
+    """
+    keep = part.valid.copy()
+    if copies is not None and len(copies):
+        keep[copies.index.to_numpy(np.int64) - start] = False
+    rows = start + np.flatnonzero(keep).astype(np.int64)
+    sub = np.ascontiguousarray(part.signatures[keep])
+    r = settings.rows
+    keys = [band_keys(sub, b * r, b * r + r) for b in range(settings.bands)]
+    return pd.DataFrame(
+        {
+            "key": np.concatenate(keys) if keys else np.zeros(0, np.uint64),
+            "band": np.repeat(np.arange(settings.bands, dtype=np.uint16), rows.shape[0]),
+            "row": np.tile(rows, settings.bands),
+        }
+    )
+
+
+def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int, limit: int) -> pd.DataFrame:
+    """Pair codes ``i * n + j`` (i < j) of the documents sharing a (band, key) bucket,
+    under :func:`nearsim.lsh.candidate_pairs`'s rule for buckets of more than ``limit``.
+
+    Every bucket is whole in one shuffled partition. Codes repeat across partitions when a
+    pair shares several bands; keys that collide are weeded out later, when the bands are
+    compared value by value.
+
+    Raises
+    ------
+    TooManyPairsError
+        When the buckets of this partition would make more than ``max_pairs`` pairs.
+    """
+    key = df["key"].to_numpy()
+    band = df["band"].to_numpy()
+    row = df["row"].to_numpy()
+    order = np.lexsort((row, band, key))
+    key, band, row = key[order], band[order], row[order]
+    change = (key[1:] != key[:-1]) | (band[1:] != band[:-1])
+    bounds = np.concatenate([[0], np.flatnonzero(change) + 1, [key.shape[0]]]).astype(np.int64)
+    sizes = np.diff(bounds)
+    keep = sizes > 1
+    count = bucket_pair_count(sizes[keep], limit)
+    if count > max_pairs:
+        raise TooManyPairsError(
+            f"one partition of the band buckets would give {count:,} candidate pairs, more "
+            f"than max_pairs={max_pairs:,} (its biggest bucket holds {int(sizes.max()):,} "
+            "documents); raise the limit with --max-candidates"
+        )
+    se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
+    codes = np.empty(count, dtype=np.int64)
+    emit_buckets(row, se, n, codes, 0, limit)
+    return pd.DataFrame({"code": unique_int(codes)})
+
+
+# -- the join: each candidate meets both documents' signatures ----------------------------
+_BINARY = pd.ArrowDtype(pa.large_binary())
+
+
+def rows_as_bytes(rows: np.ndarray) -> pd.Series:
+    """Each row of a uint32 array as one binary value, without a copy per row.
+
+    A shuffle moves one binary column several times faster than ``num_perm`` integer
+    columns (Arrow converts and splits a frame column by column).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.uint32)
+    m, width = rows.shape[0], 4 * rows.shape[1]
+    offsets = np.arange(0, (m + 1) * width, width, dtype=np.int64)
+    array = pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), m, [None, pa.py_buffer(offsets), pa.py_buffer(rows)]
+    )
+    return pd.Series(pd.arrays.ArrowExtensionArray(array))
+
+
+def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
+    """The inverse of :func:`rows_as_bytes`: shape (m, k), uint32."""
+    array = pa.array(values.array)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    m = len(array)
+    if m == 0:
+        return np.zeros((0, k), dtype=np.uint32)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + m + 1]
+    widths = np.diff(offsets)
+    if not (widths == 4 * k).all():
+        wrong = int(widths[widths != 4 * k][0])
+        raise ValueError(
+            f"a signature row of {wrong} bytes is not accepted; accepted: rows of {4 * k} "
+            f"bytes (num_perm = {k})"
+        )
+    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return data.view(np.uint32).reshape(m, k)
+
+
+def attach_meta(exact: bool) -> pd.DataFrame:
+    cols = {"b": np.zeros(0, np.int64), "code": np.zeros(0, np.int64)}
+    cols["sig_a"] = pd.Series([], dtype=_BINARY)
+    if exact:
+        cols["text_a"] = pd.Series([], dtype=str)
+    return pd.DataFrame(cols)
+
+
+def attach_first(
+    df: pd.DataFrame, part: Part, start: int, n: int, exact: tuple | None
+) -> pd.DataFrame:
+    """The distinct candidates whose first document is in this partition, each with that
+    document's signature (and, for ``verify="exact"``, its text, read again).
+
+    ``df`` is indexed by pair code and holds the codes with ``code // n`` in this
+    partition, repeats side by side.
+    """
+    codes = unique_int(df.index.to_numpy(dtype=np.int64))
+    a = codes // n
+    local = a - start
+    out = pd.DataFrame({"b": codes % n, "code": codes})
+    out["sig_a"] = rows_as_bytes(part.signatures[local])
+    if exact is not None:
+        pieces, reading = exact
+        wanted, inverse = np.unique(local, return_inverse=True)
+        texts = np.asarray(partition_texts(pieces, reading, wanted), dtype=object)
+        out["text_a"] = pd.Series(texts[inverse], dtype=str)
+    return out
+
+
+def _any_band_equal(x: np.ndarray, y: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """Whether rows x[t] and y[t] are equal on at least one whole band, value by value."""
+    used = bands * rows
+    out = np.empty(x.shape[0], dtype=bool)
+    step = 1 << 15
+    for lo in range(0, x.shape[0], step):
+        hi = min(lo + step, x.shape[0])
+        eq = x[lo:hi, :used] == y[lo:hi, :used]
+        out[lo:hi] = eq.reshape(hi - lo, bands, rows).all(axis=2).any(axis=1)
+    return out
+
+
+def accepted_meta(exact: bool) -> pd.DataFrame:
+    cols = {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64)}
+    cols["estimate"] = np.zeros(0, np.float64)
+    if exact:
+        cols["jaccard"] = np.zeros(0, np.float64)
+    return pd.DataFrame(cols)
+
+
+def verify_second(
+    df: pd.DataFrame,
+    part: Part,
+    start: int,
+    n: int,
+    settings: RunSettings,
+    verify: str,
+    exact: tuple | None,
+    links: bool = True,
+) -> tuple[pd.DataFrame, int]:
+    """Candidates whose second document is in this partition: the bands compared value by
+    value (a key collision makes no candidate; an exact copy's link, whose two signatures
+    are equal, always passes), the MinHash estimate, and the filter.
+
+    With ``links=False`` the pairs are not candidates but pairs to measure (a member and
+    its cluster's kept document): no band is compared and nothing is filtered.
+
+    Returns
+    -------
+    (pandas.DataFrame, int)
+        The accepted pairs (a, b, estimate, and jaccard with ``verify="exact"``), sorted
+        by (a, b); and how many candidates there are.
+    """
+    k = part.signatures.shape[1]
+    b = df.index.to_numpy(dtype=np.int64)
+    a = df["code"].to_numpy(dtype=np.int64) // n
+    sig_a = bytes_as_rows(df["sig_a"], k)
+    sig_b = part.signatures[b - start]
+    if links:
+        same = _any_band_equal(sig_a, sig_b, settings.bands, settings.rows)
+    else:
+        same = np.ones(a.shape[0], dtype=bool)
+    a, b, sig_a, sig_b = a[same], b[same], sig_a[same], sig_b[same]
+    m = a.shape[0]
+    inside = np.arange(m, dtype=np.int64)
+    est = estimate_pairs(np.concatenate([sig_a, sig_b]), np.stack([inside, inside + m], axis=1))
+    out = pd.DataFrame({"a": a, "b": b, "estimate": est})
+    if not links:
+        if verify == "exact":
+            out["jaccard"] = _exact(df["text_a"].to_numpy(dtype=object), a, b, start, exact,
+                                    settings)  # fmt: skip
+        keep = np.ones(m, dtype=bool)
+    elif verify == "estimate":
+        keep = est >= settings.threshold
+    elif verify == "exact":
+        texts_a = df["text_a"].to_numpy(dtype=object)[same]
+        out["jaccard"] = _exact(texts_a, a, b, start, exact, settings)
+        keep = out["jaccard"].to_numpy() >= settings.threshold
+    else:
+        keep = np.ones(m, dtype=bool)
+    out = out[keep]
+    order = np.lexsort((out["b"].to_numpy(), out["a"].to_numpy()))
+    return out.iloc[order].reset_index(drop=True), m
+
+
+def _exact(
+    texts_a: np.ndarray, a: np.ndarray, b: np.ndarray, start: int, exact, settings: RunSettings
+) -> np.ndarray:
+    """Exact Jaccard of pairs (a, b) from their texts: a's shipped, b's read again here."""
+    from nearsim.join.exact import pair_jaccard
+
+    pieces, reading = exact
+    ua, first, ia = np.unique(a, return_index=True, return_inverse=True)
+    ub, ib = np.unique(b - start, return_inverse=True)
+    texts = texts_a[first].tolist() + partition_texts(pieces, reading, ub)
+    flat = text_shingles(texts, **settings.shingle_options())
+    pairs = np.stack([ia, ua.shape[0] + ib], axis=1).astype(np.int64)
+    return pair_jaccard(flat, pairs)
+
+
+def accepted_frame(result: tuple[pd.DataFrame, int]) -> pd.DataFrame:
+    return result[0]
+
+
+def candidate_count(result: tuple[pd.DataFrame, int]) -> int:
+    return result[1]
+
+
+# -- clusters beyond the client: iterated min-label propagation ---------------------------
+EDGE_META = pd.DataFrame({"node": np.zeros(0, np.int64), "other": np.zeros(0, np.int64)})
+MESSAGE_META = pd.DataFrame({"to": np.zeros(0, np.int64), "label": np.zeros(0, np.int64)})
+
+
+def edge_frame(result: tuple[pd.DataFrame, int], side: str) -> pd.DataFrame:
+    """The accepted pairs as (node = ``side``'s document, other = the other document)."""
+    pairs = result[0]
+    other = "b" if side == "a" else "a"
+    return pd.DataFrame(
+        {"node": pairs[side].to_numpy(np.int64), "other": pairs[other].to_numpy(np.int64)}
+    )
+
+
+def first_labels(start: int, n: int) -> np.ndarray:
+    """Every document its own label (its row)."""
+    return np.arange(start, start + n, dtype=np.int64)
+
+
+def label_messages(
+    by_first: pd.DataFrame, by_second: pd.DataFrame, labels: np.ndarray, start: int
+) -> pd.DataFrame:
+    """Each node's label, sent to its neighbours along this partition's edges (both frames
+    are indexed by a node of this partition)."""
+    frames = [
+        pd.DataFrame(
+            {
+                "to": e["other"].to_numpy(np.int64),
+                "label": labels[e.index.to_numpy(np.int64) - start],
+            }
+        )
+        for e in (by_first, by_second)
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def lower_labels(labels: np.ndarray, messages: pd.DataFrame, start: int) -> tuple[np.ndarray, int]:
+    """Each node's label lowered to the smallest label sent to it; and how many changed."""
+    new = labels.copy()
+    np.minimum.at(new, messages.index.to_numpy(np.int64) - start, messages["label"].to_numpy())
+    return new, int((new != labels).sum())

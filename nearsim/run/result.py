@@ -1,0 +1,230 @@
+"""What a corpus run found: :class:`DedupResult`, the same type from both engines, and
+the ids it holds compactly (:class:`IdColumn`)."""
+
+from __future__ import annotations
+
+import itertools
+import resource
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nearsim.utils.arrays import GrowingRows
+
+if TYPE_CHECKING:  # the tables are built only when asked for: a run never loads pandas
+    import pandas as pd
+
+
+def peak_memory_bytes() -> int:
+    """This process's peak resident memory so far, in bytes (Linux: ``ru_maxrss`` in KB)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) * (1 if sys.platform == "darwin" else 1024)
+
+
+class IdColumn:
+    """Document ids held as UTF-8 bytes and offsets: about 8 + len(id) bytes an id.
+
+    A list of Python str costs about 60 bytes an id more (the object and its pointer):
+    0.6 GB at 10⁷ documents. A character that UTF-8 cannot hold (a lone surrogate from a
+    JSON escape) is written as its backslash escape.
+    """
+
+    def __init__(self) -> None:
+        self._offsets = GrowingRows((), np.int64)
+        self._offsets.append(np.zeros(1, dtype=np.int64))
+        self._data = bytearray()
+
+    @classmethod
+    def of(cls, ids) -> IdColumn:
+        """An IdColumn holding ``ids`` (an IdColumn is returned as it is)."""
+        if isinstance(ids, IdColumn):
+            return ids
+        column = cls()
+        column.extend([str(i) for i in ids])
+        return column
+
+    def extend(self, ids: list[str]) -> None:
+        joined = "".join(ids)
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        if joined.isascii():
+            data = joined.encode("ascii")
+        else:
+            encoded = [i.encode("utf-8", "backslashreplace") for i in ids]
+            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(ids))
+            data = b"".join(encoded)
+        ends = len(self._data) + np.cumsum(lengths)
+        self._offsets.append(ends)
+        self._data += data
+
+    def __len__(self) -> int:
+        return self._offsets.array().shape[0] - 1
+
+    def tolist(self) -> list[str]:
+        off = self._offsets.array().tolist()
+        data = bytes(self._data)
+        return [data[a:b].decode("utf-8") for a, b in itertools.pairwise(off)]
+
+    def arrow(self):
+        """The ids as an Arrow ``large_string`` array, built from the buffers."""
+        import pyarrow as pa
+
+        buffers = [None, pa.py_buffer(self._offsets.array()), pa.py_buffer(bytes(self._data))]
+        return pa.Array.from_buffers(pa.large_string(), len(self), buffers)
+
+
+@dataclass
+class DedupResult:
+    """What a dedup run found.
+
+    Attributes
+    ----------
+    settings : RunSettings
+    ids : IdColumn or list of str, length n
+        Each document's id, in input order (:attr:`id_list` gives a list).
+    valid : ndarray of bool, shape (n,)
+        Documents with enough shingles for a signature.
+    labels : ndarray of int64, shape (n,)
+        Cluster labels, numbered as :func:`nearsim.clusters` numbers them.
+    candidates : int
+        Pairs examined: the band candidates among distinct documents and each exact
+        copy's link to its first occurrence.
+    pairs : ndarray of int64, shape (a, 2)
+        Accepted pairs, a < b, sorted.
+    estimates : ndarray of float64, shape (a,)
+        Their MinHash estimates.
+    jaccard : ndarray of float64, shape (a,), or None
+        Their exact Jaccard (``verify="exact"`` only).
+    verify : str
+    similarity : ndarray of float64, shape (n,)
+        Each document's similarity to its cluster's kept document (estimate, or exact
+        Jaccard with ``verify="exact"``); 1.0 for a kept document.
+    exact_duplicates : int
+        Documents identical (after normalisation) to an earlier one.
+    split_off : int
+        Documents the cluster check took out of the cluster they were joined to.
+    cluster_check : bool
+        Whether members were checked against their cluster's kept document.
+    seconds, cpu_seconds : dict of str to float
+        Wall and CPU time of each stage.
+    read_report : str
+        What the reader read and skipped, in one line.
+    extra : dict
+        Further figures for ``summary.json`` (an engine's own).
+    """
+
+    settings: object
+    ids: IdColumn | list
+    valid: np.ndarray
+    labels: np.ndarray
+    candidates: int
+    pairs: np.ndarray
+    estimates: np.ndarray
+    jaccard: np.ndarray | None
+    verify: str
+    similarity: np.ndarray | None = None
+    exact_duplicates: int = 0
+    split_off: int = 0
+    cluster_check: bool = False
+    seconds: dict[str, float] = field(default_factory=dict)
+    read_report: str = ""
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ids = IdColumn.of(self.ids)
+        if self.similarity is None:
+            self.similarity = np.ones(self.labels.shape[0], dtype=np.float64)
+
+    @property
+    def n(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def id_list(self) -> list[str]:
+        """The ids as a list of str."""
+        return self.ids.tolist()
+
+    def kept_rows(self) -> np.ndarray:
+        """Each document's cluster's kept document: its smallest row; int64, shape (n,)."""
+        rows = np.arange(self.n, dtype=np.int64)
+        first = np.full(int(self.labels.max(initial=-1)) + 1, self.n, dtype=np.int64)
+        np.minimum.at(first, self.labels, rows)
+        return first[self.labels]
+
+    def cluster_columns(self) -> dict[str, np.ndarray | IdColumn]:
+        """The columns of :meth:`cluster_table`, as arrays (``id`` an IdColumn)."""
+        rows = np.arange(self.n, dtype=np.int64)
+        cluster = self.kept_rows()
+        size = np.bincount(self.labels, minlength=1)[self.labels].astype(np.int64)
+        return {
+            "row": rows,
+            "id": self.ids,
+            "cluster": cluster,
+            "cluster_size": size,
+            "keep": cluster == rows,
+            "similarity_to_kept": self.similarity.astype(np.float64),
+        }
+
+    def pair_columns(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`pair_table`, as arrays."""
+        out = {
+            "a": self.pairs[:, 0].astype(np.int64),
+            "b": self.pairs[:, 1].astype(np.int64),
+            "estimate": self.estimates.astype(np.float64),
+        }
+        if self.jaccard is not None:
+            out["jaccard"] = self.jaccard.astype(np.float64)
+        return out
+
+    def cluster_table(self) -> pd.DataFrame:
+        """One row per document, in row order: row, id, cluster (the smallest row of its
+        cluster), cluster_size, keep (the smallest row of each cluster, and every document
+        alone), similarity_to_kept."""
+        return frame(self.cluster_columns())
+
+    def pair_table(self) -> pd.DataFrame:
+        """The accepted pairs: a, b (rows, a < b, sorted), estimate, and jaccard with
+        ``verify="exact"``."""
+        return frame(self.pair_columns())
+
+    def summary(self) -> dict:
+        """The figures of ``summary.json``."""
+        sizes = np.bincount(self.labels) if self.n else np.zeros(0, dtype=np.int64)
+        return {
+            "documents": self.n,
+            "without_signature": int((~self.valid).sum()),
+            "exact_duplicates": int(self.exact_duplicates),
+            "candidates": int(self.candidates),
+            "pairs": int(self.pairs.shape[0]),
+            "clusters": int((sizes >= 2).sum()),
+            "removed": int(sizes[sizes >= 2].sum() - (sizes >= 2).sum()),
+            "split_off": int(self.split_off),
+            "cluster_check": bool(self.cluster_check),
+            "settings": _query_string(self.settings),
+            "verify": self.verify,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()},
+            "peak_memory_bytes": peak_memory_bytes(),
+            **self.extra,
+            "read": self.read_report,
+        }
+
+
+def frame(columns: dict) -> pd.DataFrame:
+    """The columns as a DataFrame, ids (an IdColumn or a list) as pandas' ``str`` dtype."""
+    import pandas as pd
+
+    def column(v):
+        if isinstance(v, IdColumn):
+            v = v.tolist()
+        return pd.Series(v, dtype=str) if isinstance(v, list) else v
+
+    return pd.DataFrame({k: column(v) for k, v in columns.items()})
+
+
+def _query_string(settings) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(settings.to_query())

@@ -1,0 +1,1 @@
+"""The explorer's page scripts, one per view (run by ``st.navigation``, never imported)."""

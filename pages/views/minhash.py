@@ -1,0 +1,241 @@
+"""Shingles & MinHash: shingles, the hash functions, a pair's estimate, MinHash worked by
+hand, the estimator's spread, and how the shingle length k changes what is rare."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from nearsim_app.explorer import charts_teach, drawing, pair_view, state
+
+from nearsim.explore.explain import estimate_spread, worked_example
+from nearsim.minhash import MinHasher
+
+st.title("Shingles & MinHash")
+st.markdown(
+    "Each distinct shingle is hashed once with MurmurHash3 (32 bits), then by k hash "
+    "functions h_i(x) = (a_i·x + b_i) mod (2³¹ − 1) with seeded a_i and b_i; the "
+    "**signature** keeps each function's minimum over the document's shingles. Two "
+    "signatures agree at a position with probability equal to the Jaccard similarity of "
+    "the two shingle sets, so the share of agreeing positions estimates it, with "
+    "standard error √(J(1 − J)/k)."
+)
+
+page = state.require_documents()
+settings, docs, run = page.settings, page.docs, page.run
+shingles = run.get("shingles")
+hasher = MinHasher(settings.num_perm, settings.hash_seed)
+KIND = "character" if settings.shingle_kind == "char" else "word"
+
+
+def _label(i: int) -> str:
+    text = docs.texts[i].replace("\n", " ")
+    return f"{docs.labels[i]} — {text[:70]}{'…' if len(text) > 70 else ''}"
+
+
+# Up to this many documents, one is picked from a list of them all; above it, by its row
+# number (the list of 20,000 names, about 1.6 MB, took the browser 1–2 s to draw).
+PICK_LIMIT = 2000
+
+
+def pick_document(container, label: str, key: str, default: int) -> int:
+    """A document's row: from a list of every document, or typed on a large corpus."""
+    if docs.n <= PICK_LIMIT:
+        return container.selectbox(label, range(docs.n), format_func=_label, key=key, index=default)
+    ss = st.session_state
+    if not isinstance(ss.get(key), int) or not 0 <= ss[key] < docs.n:
+        ss[key] = default
+    row = container.number_input(
+        f"{label}: row 0 – {docs.n - 1:,}", min_value=0, max_value=docs.n - 1, step=1, key=key
+    )
+    container.caption(_label(row))
+    return int(row)
+
+
+SHOWN_SHINGLES = 400
+SHINGLES_TEST_ID = "nearsimShingles"  # the browser tests find the list by it
+SHINGLE_STYLE = (
+    "font-family:'Source Code Pro',monospace;font-size:0.85rem;line-height:1.6;"
+    "padding:0.75rem 1rem;border-radius:0.5rem;background:rgba(128,128,128,0.08);"
+    "overflow-wrap:anywhere"
+)
+
+
+def shingles_tab() -> None:
+    doc = pick_document(st, "Document", "hash_doc", min(1, docs.n - 1))
+    sh = shingles.shingles_of(doc)
+    st.caption(
+        f"{len(sh):,} distinct {KIND} {settings.shingle_k}-grams, in order of first "
+        "appearance (spaces shown as ␣)."
+    )
+    # Plain monospace HTML, not st.code: the code block's highlighter is 1.5 MB of script
+    # that the browser would load, compile and run for this one list (0.25 s of a 0.5 s
+    # first visit of this page, measured in chromium).
+    shown = " · ".join(html.escape(s.replace(" ", "␣")) for s in sh[:SHOWN_SHINGLES])
+    more = " …" if len(sh) > SHOWN_SHINGLES else ""
+    st.markdown(
+        f'<div data-testid="{SHINGLES_TEST_ID}" style="{SHINGLE_STYLE}">{shown}{more}</div>',
+        unsafe_allow_html=True,
+    )
+
+
+def hash_tab() -> None:
+    doc = st.session_state.get("hash_doc", min(1, docs.n - 1))
+    sh = shingles.shingles_of(doc)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**The first sixteen hash functions**")
+        st.dataframe(hasher.parameters(16), hide_index=True, width="stretch")
+        st.caption(
+            f"a_i and b_i drawn with seed {settings.hash_seed}; MurmurHash3 itself always "
+            "uses seed 0. Change the hash seed in the sidebar to draw other functions."
+        )
+    with right:
+        st.markdown(f"**Which shingle wins each position** of {docs.labels[doc]}")
+        if not sh:
+            st.info("This document has no shingles, so its signature is all 2³² − 1.")
+            return
+        win = hasher.winners(sh, 16)
+        win["shingle"] = win["shingle"].str.replace(" ", "␣")
+        st.dataframe(
+            win.rename(
+                columns={
+                    "position": "i",
+                    "shingle": "winning shingle",
+                    "index": "its place",
+                    "hash": "MurmurHash3 x",
+                    "value": "min (a_i·x + b_i) mod p",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+        st.caption(
+            "For each of the first sixteen functions, the shingle with the smallest hash "
+            "value — that value is the signature's entry at that position. (The document "
+            "is the one chosen on the Shingles tab.)"
+        )
+
+
+def pair_tab() -> None:
+    doc = st.session_state.get("hash_doc", min(1, docs.n - 1))
+    parent = docs.parent[doc] if docs.parent is not None else -1
+    c1, c2 = st.columns(2)
+    a = pick_document(c1, "First document", "pair_a", int(parent) if parent >= 0 else 0)
+    b = pick_document(c2, "Second document", "pair_b", doc)
+    sig = run.get("signatures")
+    first32 = min(32, settings.num_perm)
+    agree = sig[a] == sig[b]
+    st.dataframe(
+        pd.DataFrame(
+            [sig[a][:first32], sig[b][:first32], np.where(agree[:first32], "=", "")],
+            index=["first", "second", "agree"],
+            columns=[str(i) for i in range(first32)],
+        ).astype(str),
+        width="stretch",
+    )
+    st.caption("The first 32 positions of both signatures; agreeing positions are marked =.")
+    pair_view.explain(page, a, b)
+
+    st.markdown("**The estimator's spread.** The same pair under 200 different hash seeds:")
+    spread = _spread(page, a, b)
+    drawing.chart(charts_teach.estimate_spread, spread, settings.num_perm)
+    est = spread["estimate"]
+    st.caption(
+        f"Estimates of 200 seeds: mean {est.mean():.3f}, standard deviation {est.std():.3f}; "
+        f"theory: the exact J = {spread.attrs['jaccard']:.3f} and √(J(1 − J)/k) = "
+        f"{spread.attrs['standard_error']:.3f} with k = {settings.num_perm}. Raise k in the "
+        "sidebar to narrow it."
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner="Hashing the pair with 200 seeds…")
+def _cached_spread(digest: str, key: tuple, a: int, b: int, num_perm: int, _first, _second):
+    return estimate_spread(_first, _second, num_perm, seeds=200)
+
+
+def _spread(page, a: int, b: int) -> pd.DataFrame:
+    digest, key = page.run.key("shingles")
+    return _cached_spread(
+        digest, key, a, b, page.settings.num_perm, shingles.shingles_of(a), shingles.shingles_of(b)
+    )
+
+
+MMDS_SETS = [["a", "d"], ["c"], ["b", "d", "e"], ["a", "c", "d"]]
+
+
+def worked_tab() -> None:
+    st.markdown(
+        "MinHash by hand, as *Mining of Massive Datasets* (§3.3) works it. Four tiny sets, "
+        "their **characteristic matrix** (a row per element, a 1 where a set holds it), and "
+        "two hash functions that each stand for a random order of the rows. Visit the rows "
+        "one at a time: for every set with a 1 in that row, lower its signature entry to "
+        "the row's hash value if that is smaller. At the end each entry is the smallest hash "
+        "among the set's rows — the first row of that set in the function's order."
+    )
+    hashes = st.slider("Hash functions", 1, 8, 2, key="worked_hashes")
+    ex = worked_example(MMDS_SETS, num_hashes=hashes, seed=settings.hash_seed)
+    n_rows = ex.matrix.shape[0]
+    step = st.slider("Rows visited", 0, n_rows, n_rows, key="worked_step")
+    left, right = st.columns(2)
+    with left:
+        shown = pd.concat([ex.matrix, ex.hashes], axis=1)
+        st.dataframe(shown, width="stretch")
+        st.caption(
+            f"The characteristic matrix and h_i(row) = (a_i·row + b_i) mod {ex.p} for rows "
+            f"numbered 0 … {n_rows - 1}; (a_i, b_i) = "
+            + ", ".join(f"({a}, {b})" for a, b in ex.params)
+            + "."
+        )
+    with right:
+        sig = ex.steps[step - 1] if step else np.full(ex.signatures.shape, np.inf)
+        table = pd.DataFrame(sig, index=ex.hashes.columns, columns=ex.matrix.columns)
+        st.dataframe(table.map(lambda v: "∞" if np.isinf(v) else str(int(v))), width="stretch")
+        st.caption(
+            f"The signature matrix after {step} of {n_rows} rows"
+            + (f" (row {ex.matrix.index[step - 1]!r} just visited)." if step else ".")
+        )
+    if step == n_rows:
+        st.dataframe(ex.pairs.round(3), hide_index=True, width="stretch")
+        st.caption(
+            "Each pair of sets: the true Jaccard similarity, and the share of signature rows "
+            "where their columns agree. With so few hash functions the estimate is coarse; "
+            "with k of them its standard error is √(J(1 − J)/k)."
+        )
+
+
+def k_tab() -> None:
+    st.markdown(
+        "Shingles must be long enough that any given shingle is rare: if k is too small, "
+        "almost every shingle appears in many documents and unrelated documents look "
+        "alike. Measured on your documents for every k: the share of shingles found in one "
+        "document only, and the mean Jaccard similarity of random pairs that are not near "
+        "duplicates (it should be near 0)."
+    )
+    profile = run.get("k_profile")
+    drawing.chart(charts_teach.shingle_length, profile, settings.shingle_kind, settings.shingle_k)
+    now = profile[profile["k"] == settings.shingle_k]
+    line = (
+        f" At k = {settings.shingle_k}: {float(now['share_in_one_document'].iloc[0]):.1%} of "
+        f"the shingles are in one document only, and unrelated pairs have a mean Jaccard of "
+        f"{float(now['mean_jaccard_unrelated'].iloc[0]):.3f}."
+        if len(now)
+        else ""
+    )
+    st.caption(
+        f"{KIND.capitalize()} k-grams on a random {int(profile['documents'].iloc[0]):,} of "
+        f"your documents (dashed: the k in use).{line}"
+    )
+
+
+tabs = st.tabs(
+    ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"],
+    key="minhash_tab",
+    on_change="rerun",  # lazy: only the open tab's content is computed
+)
+for tab, draw in zip(tabs, (shingles_tab, hash_tab, pair_tab, worked_tab, k_tab), strict=True):
+    if tab.open is not False:
+        with tab:
+            draw()
