@@ -1,11 +1,12 @@
-"""Whole corpora end to end: ``nearsim dedup`` beside datasketch, rensa and text-dedup.
+"""Whole corpora end to end: ``nearsim dedup`` beside datasketch, rensa, text-dedup, datatrove.
 
 Run from the repository root after ``pip install -e '.[bench]'``::
 
-    python -m benchmarks.bench_corpus                       # every part (about 20 min)
+    python -m benchmarks.bench_corpus                       # every part (about 30 min)
     python -m benchmarks.bench_corpus --parts nearsim --sizes 100000,1000000
     python -m benchmarks.bench_corpus --parts peers --repeats 3
     python -m benchmarks.bench_corpus --parts dask
+    python -m benchmarks.bench_corpus --parts hot --work /tmp/bench-hot --repeats-large 2
     python -m benchmarks.bench_corpus --report-only         # rebuild the section
 
 The corpus: short news-like documents with planted edited copies (about 35% of the rows
@@ -40,6 +41,17 @@ be run apart, in any order, and again):
   with each process's peak (the client, which also runs the LocalCluster's scheduler, and
   the two worker processes) and the engine's stages. Skipped, and said so, while
   ``nearsim/dask_engine.py`` is not in this checkout.
+* ``hot``: a crawl with boilerplate (``benchmarks.corpora.hot_bucket_corpus``: 15% exact
+  copies of three pages, 2.5% dated near-copies of one of them, a chain of edits) at
+  ``--hot-size`` (1,000,000), with ``nearsim dedup`` (default settings) on it, on the same
+  crawl ``without_boilerplate`` and with ``--cluster-check true``; then at
+  ``--hot-peer-size`` (100,000) ``nearsim dedup`` beside datatrove's MinHash deduplication
+  (its four steps with ``LocalPipelineExecutor``, 9 buckets × 13 hashes, its own word
+  5-grams, from its own virtualenv, ``--datatrove-python``: ``python -m venv
+  /tmp/datatrove-venv && /tmp/datatrove-venv/bin/pip install datatrove==0.10.1 spacy
+  orjson tokenizers 'xxhash<4'``) and text-dedup's MinHash. Each run's removed documents
+  are counted by source (not timed). Its section of RESULTS.md is "corpus-hot"
+  (``benchmarks/_hot_part.py``; child tasks in ``benchmarks/_hot_tasks.py``).
 
 The machine is usually shared: the load average before and after each run is stored and
 shown; compare tools side by side within one part, never absolute times across days.
@@ -67,9 +79,10 @@ THRESHOLD = 0.8
 TUNED = (9, 13)  # nearsim's tune(0.8, 128)[0], and datasketch's _optimal_param(0.8, 128)
 SHARED = (16, 8)  # rensa's LSH: bands must divide k = 128
 PEER_SIZE = 100_000
-PARTS = ("nearsim", "peers", "dask")
+PARTS = ("nearsim", "peers", "dask", "hot")
 VERIFY = ("estimate", "exact")  # nearsim beside the peers: the estimate filter, and exact
 TEXT_DEDUP_PYTHON = "/tmp/textdedup-venv/bin/python"
+DATATROVE_PYTHON = "/tmp/datatrove-venv/bin/python"
 
 
 # -- processes ----------------------------------------------------------------------------
@@ -93,6 +106,17 @@ def _status_kb(pid: int) -> tuple[int, int]:
     except (OSError, ValueError):
         pass
     return hwm, rss
+
+
+def _cpu_seconds(pid: int) -> float:
+    """A process's own CPU seconds so far (user + system, without its children), 0 when
+    it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _descendants(root: int) -> list[int]:
@@ -134,7 +158,10 @@ def _role(pid: int, root: int) -> str:
 
 def measure(cmd: list[str], log: Path, *, env=None, cwd=ROOT, timeout: float = 7200) -> dict:
     """Run ``cmd`` to its end; its wall, CPU (user + system, its waited-for children
-    included), ``ru_maxrss`` and each process's own peak (``VmHWM``, polled)."""
+    included), ``ru_maxrss`` and each process's own peak (``VmHWM``, polled); and
+    ``cpu_processes``: the CPU seconds of every process of the run (each one's own, as
+    last polled, at most 0.1 s late; or the waited-for CPU when that is more), which also
+    counts the processes it never waits for (a forkserver's pool workers)."""
     before = load()
     procs: dict[int, dict] = {}
     tree_peak = 0
@@ -153,8 +180,11 @@ def measure(cmd: list[str], log: Path, *, env=None, cwd=ROOT, timeout: float = 7
             for p in dict.fromkeys(pids):
                 hwm, rss = _status_kb(p)
                 if hwm:
-                    rec = procs.setdefault(p, {"pid": p, "role": _role(p, pid), "peak_kb": 0})
+                    rec = procs.setdefault(
+                        p, {"pid": p, "role": _role(p, pid), "peak_kb": 0, "cpu": 0.0}
+                    )
                     rec["peak_kb"] = max(rec["peak_kb"], hwm)
+                    rec["cpu"] = max(rec["cpu"], _cpu_seconds(p))
                     total += rss
             tree_peak = max(tree_peak, total)
             polls += 1
@@ -171,6 +201,9 @@ def measure(cmd: list[str], log: Path, *, env=None, cwd=ROOT, timeout: float = 7
             for r in procs.values()
         ],
         "tree_rss_peak_mb": tree_peak / 1024,
+        "cpu_processes": max(  # each process's own CPU, as last polled; no double count
+            sum(r["cpu"] for r in procs.values()), usage.ru_utime + usage.ru_stime
+        ),
         "load_before": before,
         "load_after": load(),
         "log": str(log),
@@ -268,9 +301,12 @@ class Bench:
                 pass
 
     # -- nearsim dedup -----------------------------------------------------------------------
-    def nearsim(self, n: int, name: str, extra: tuple[str, ...] = (), repeats: int = 1) -> dict:
-        """``nearsim dedup`` in a subprocess, best (least wall time) of ``repeats``."""
-        path = self.corpus(n)
+    def nearsim(
+        self, n: int, name: str, extra: tuple[str, ...] = (), repeats: int = 1, path=None
+    ) -> dict:
+        """``nearsim dedup`` in a subprocess, best (least wall time) of ``repeats``; on
+        ``path``, else the news corpus of ``n`` documents."""
+        path = path or self.corpus(n)
         runs = []
         for rep in range(repeats):
             out = self.work / f"out-{name}"
@@ -393,26 +429,32 @@ class Bench:
         return self._peer_task("rensa", SHARED)
 
     def _text_dedup(self) -> dict:
+        res, labels = self.text_dedup(self.corpus(self.n_peer), self.n_peer, "text-dedup")
+        res["score"] = self.score(self.n_peer, "text-dedup", labels_npy=str(labels))
+        return res
+
+    def text_dedup(self, path: Path, n: int, name: str) -> tuple[dict, Path]:
+        """text-dedup's MinHash at 9 × 13 on ``path``; its measures and the labels file."""
         py = self.args.text_dedup_python
         if not Path(py).exists():
             raise RuntimeError(
                 f"not run: no text-dedup virtualenv at {py} (python -m venv "
                 "/tmp/textdedup-venv && /tmp/textdedup-venv/bin/pip install text-dedup)"
             )
-        td = self.work / "text-dedup"
+        td = self.work / name
         shutil.rmtree(td, ignore_errors=True)  # no cached Arrow copy from an earlier run
         td.mkdir()
         env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TQDM_DISABLE="1")
         env["COLUMNS"] = "200"  # its rich logger: one line per timer
         cmd = [py, "-m", "text_dedup.minhash", "--path", "json"]
-        cmd += ["--data_files", str(self.corpus(self.n_peer)), "--split", "train"]
+        cmd += ["--data_files", str(path), "--split", "train"]
         cmd += ["--cache_dir", str(td / "cache"), "--output", str(td / "out"), "--column", "text"]
         cmd += ["--num_perm", "128", "--threshold", str(THRESHOLD), "--b", str(TUNED[0])]
         cmd += ["--r", str(TUNED[1]), "--hash_func", "xxh3", "--num_proc", "2", "--debug"]
-        m = measure(cmd, self.work / "text-dedup.log", env=env, cwd=td)
+        m = measure(cmd, self.work / f"{name}.log", env=env, cwd=td)
         if m["exit"] != 0:
             raise RuntimeError(f"text-dedup failed (exit {m['exit']}): " + _tail(m))
-        labels = self.work / "text-dedup.labels.npy"
+        labels = self.work / f"{name}.labels.npy"
         convert = (  # its union-find (uf.pkl, --debug) → the smallest row of each cluster
             "import pickle, sys, numpy as np\n"
             "uf = pickle.load(open(sys.argv[1], 'rb')); n = int(sys.argv[2])\n"
@@ -420,14 +462,12 @@ class Bench:
             "first = np.full(n, n); np.minimum.at(first, root, np.arange(n))\n"
             "np.save(sys.argv[3], first[root])\n"
         )
-        c = measure([py, "-c", convert, str(td / "out" / "uf.pkl"), str(self.n_peer), str(labels)],
-                    self.work / "text-dedup-convert.log")  # fmt: skip
+        c = measure([py, "-c", convert, str(td / "out" / "uf.pkl"), str(n), str(labels)],
+                    self.work / f"{name}-convert.log")  # fmt: skip
         if c["exit"] != 0:
             raise RuntimeError("reading text-dedup's uf.pkl failed: " + _tail(c))
-        res = dict(m, banding=list(TUNED))
-        res["score"] = self.score(self.n_peer, "text-dedup", labels_npy=str(labels))
-        res["stages"] = _text_dedup_timer(Path(m["log"]))
-        return res
+        res = dict(m, banding=list(TUNED), stages=_text_dedup_timer(Path(m["log"])))
+        return res, labels
 
     def part_dask(self) -> None:
         n = max(self.args.sizes)
@@ -444,6 +484,11 @@ class Bench:
             extra = ("--engine", engine) + (("--workers", "2") if engine == "dask" else ())
             res = self.nearsim(n, f"dask-{engine}-{n}", extra=extra, repeats=1)
             self.store.put(f"dask/{n}/{engine}", res)
+
+    def part_hot(self) -> None:
+        from benchmarks._hot_part import run_hot
+
+        run_hot(self)
 
 
 def _nearsim_found(res: dict) -> dict:
@@ -481,6 +526,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats-large", type=int, default=1, help="runs above 100,000")
     ap.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "nearsim_bench_corpus"))
     ap.add_argument("--text-dedup-python", default=TEXT_DEDUP_PYTHON)
+    ap.add_argument("--hot-size", type=int, default=1_000_000, help="the hot part's crawl")
+    ap.add_argument("--hot-peer-size", type=int, default=100_000, help="hot: beside the peers")
+    ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
     ap.add_argument("--report-only", action="store_true", help="only rebuild the section")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -500,9 +548,18 @@ def main(argv: list[str] | None = None) -> None:
             started = load()
             getattr(bench, f"part_{part}")()
             bench.store.put(f"part/{part}", {"load_before": started, "load_after": load()})
-    from benchmarks._corpus_report import report
+    # a section is rebuilt when one of its parts ran (or with --report-only and stored
+    # runs), so running one part never writes "not run yet" over another's results
+    stored = {k.split("/")[1] for k in bench.store.data if k.startswith("part/")}
+    ran = stored if args.report_only else set(parts)
+    if ran - {"hot"} or (args.report_only and not stored):
+        from benchmarks._corpus_report import report
 
-    report(bench.store.data, Path(args.work))
+        report(bench.store.data, Path(args.work))
+    if "hot" in ran:
+        from benchmarks._hot_part import report_hot
+
+        report_hot(bench.store.data, Path(args.work))
 
 
 if __name__ == "__main__":
