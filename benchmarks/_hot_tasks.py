@@ -109,7 +109,7 @@ def news_truth(task: dict) -> dict:
     from scipy.sparse.csgraph import connected_components
 
     import nearsim as ns
-    from nearsim._hashing import text_shingles
+    from nearsim.hashing import text_shingles
 
     sources = np.load(task["sources"])
     rows = np.flatnonzero(sources == SOURCES.index("news"))
