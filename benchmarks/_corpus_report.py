@@ -11,7 +11,7 @@ GOAL_SECONDS = 60.0
 GOAL_BYTES = 3e9
 K = 128
 CAND_BYTES = 40  # nearsim.run.local: pair codes, estimates and pairs, per candidate pair
-MAX_PAIRS = 20_000_000  # nearsim.lsh.DEFAULT_MAX_PAIRS (this module stays free of nearsim)
+MAX_PAIRS = 20_000_000  # nearsim.banding.DEFAULT_MAX_PAIRS (this module stays free of nearsim)
 
 
 def _f(x, digits: int = 1) -> str:

@@ -122,7 +122,7 @@ def measure(texts: list[str]) -> list[dict]:
 
 
 def _largest_bucket(sig, valid, settings) -> int:
-    from nearsim.lsh import band_keys
+    from nearsim.banding import band_keys
 
     best = 0
     for b in range(settings.bands):

@@ -72,10 +72,9 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "labels_to_csv",
         "read_labels_csv",
     ),
+    "banding": ("TooManyPairsError", "candidate_pairs"),
     "lsh": (
         "Choice",
-        "TooManyPairsError",
-        "candidate_pairs",
         "candidate_probability",
         "effective_threshold",
         "false_negative_area",

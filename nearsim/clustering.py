@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from nearsim.utils.arrays import unique_int
 from nearsim.utils.validation import check_callable, check_n, check_threshold
 from nearsim.utils.validation_arrays import check_labels, check_pairs
 
@@ -87,7 +88,12 @@ def clusters(n: int, pairs) -> np.ndarray:
     """
     n = check_n(n)
     arr = check_pairs(pairs, "pairs", n=n, ordered=False, unique=False, distinct=False)
-    nodes, roots = _component_roots(arr)
+    return _labels(n, *_component_roots(arr))
+
+
+def _labels(n: int, nodes: np.ndarray, roots: np.ndarray) -> np.ndarray:
+    """:func:`clusters`'s labels from the documents in some pair and their components'
+    smallest members."""
     # A cluster starts at its smallest member (a document in no pair is one): a label is
     # the number of starts before it. 8 bytes per document (the labels), however few the
     # pairs; the work on the pairs is O(pairs).
@@ -295,11 +301,15 @@ def check_against_kept(n: int, pairs, similarity, threshold=None, *, labels=None
     arr = check_pairs(pairs, "pairs", n=n, ordered=False, unique=False, distinct=False)
     similarity = check_callable(similarity, "similarity", "a callable similarity(kept, member)")
     t = None if threshold is None else check_threshold(threshold)
-    group = clusters(n, arr) if labels is None else check_labels(labels, "labels", n=n).copy()
+    if labels is None:
+        nodes, roots = _component_roots(arr)
+        group = _labels(n, nodes, roots)
+    else:
+        group = check_labels(labels, "labels", n=n).copy()
+        nodes = unique_int(arr.ravel())
     sim = np.ones(n, dtype=np.float64)
     left = np.zeros(n, dtype=bool)
-    sizes = np.bincount(group, minlength=1)
-    pending = np.flatnonzero(sizes[group] >= 2).astype(np.int64)  # ascending rows
+    pending = nodes.astype(np.int64)  # the members of clusters of two or more, ascending
     fresh = int(group.max(initial=-1)) + 1
     rounds = 0
     while pending.shape[0]:

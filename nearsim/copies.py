@@ -213,27 +213,114 @@ def copy_pairs(keys: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
             "from copy_keys"
         )
     n = keys.shape[0]
-    rows = np.arange(n, dtype=np.int64)
-    if valid is not None:
+    if valid is None:
+        rows = np.arange(n, dtype=np.int64)
+    else:
         rows = np.flatnonzero(check_mask(valid, n, "valid")).astype(np.int64)
     if rows.shape[0] < 2:
         return np.empty((0, 2), dtype=np.int64)
-    # Sorting by the first 64 bits alone (stable: rows ascend within a run) is much faster
-    # than a lexsort of both halves; if two rows with equal first halves differ in their
-    # second (about one pair in 2**64), the lexsort decides instead.
-    first_half = keys[rows, 0]
-    order = np.argsort(first_half, kind="stable")
-    sorted_rows = rows[order]
-    same = first_half[order[1:]] == first_half[order[:-1]]
-    if not same.any():
-        return np.empty((0, 2), dtype=np.int64)
-    at = np.flatnonzero(same)
-    if (keys[sorted_rows[at], 1] != keys[sorted_rows[at + 1], 1]).any():
-        order = np.lexsort((rows, keys[rows, 1], first_half))
-        sorted_rows = rows[order]
-        same = (keys[sorted_rows[1:]] == keys[sorted_rows[:-1]]).all(axis=1)
-    starts = np.concatenate([[True], ~same])
-    group_first = sorted_rows[starts][np.cumsum(starts) - 1]
-    copies = ~starts
-    codes = np.sort(group_first[copies] * np.int64(n) + sorted_rows[copies])
-    return np.stack([codes // n, codes % n], axis=1)
+    if rows.shape[0] >= 1 << 32:
+        raise ValueError(
+            f"keys has {rows.shape[0]:,} rows, which is not accepted; accepted: fewer than "
+            "2**32 per call"
+        )
+    # The top 32 bits of each key and the row's position, packed into one integer and
+    # sorted in place: runs of equal top bits hold every group of equal keys, in row order
+    # (a plain sort, 8 bytes a document: 0.2 s and 80 MB at 10 million documents).
+    packed = np.empty(rows.shape[0], dtype=np.uint64)
+    _pack(keys, rows, packed)
+    packed.sort()
+    links = np.empty((_link_count(keys, rows, packed), 2), dtype=np.int64)
+    _links(keys, rows, packed, links)
+    return links[np.lexsort((links[:, 1], links[:, 0]))] if links.shape[0] else links
+
+
+_HIGH32 = np.uint64(0xFFFFFFFF00000000)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, parallel=True)
+def _pack(keys, rows, out):
+    for t in prange(rows.shape[0]):
+        out[t] = (keys[rows[t], 0] & _HIGH32) | np.uint64(t)
+
+
+@njit(cache=True)
+def _run_groups(keys, rows, packed, s, e, first_of):
+    """For the run ``packed[s:e]`` (equal top bits, rows ascending): each member's first
+    occurrence — the smallest row with the same whole key — in ``first_of[0:e - s]``."""
+    cnt = e - s
+    members = np.empty(cnt, np.int64)
+    for x in range(cnt):
+        members[x] = rows[np.int64(packed[s + x] & _LOW32)]
+    same = True
+    for x in range(1, cnt):
+        if keys[members[x], 0] != keys[members[0], 0] or keys[members[x], 1] != keys[members[0], 1]:
+            same = False
+            break
+    if same:  # the usual case: one text copied cnt times
+        for x in range(cnt):
+            first_of[x] = members[0]
+        return members
+    # Keys that share 32 bits: sorted by their first half (stably: rows still ascend within
+    # equal keys); within equal first halves, second halves compared one to the earlier ones
+    # (unequal ones there: about one pair in 2**64).
+    k0 = np.empty(cnt, np.uint64)
+    for x in range(cnt):
+        k0[x] = keys[members[x], 0]
+    by_k0 = np.argsort(k0, kind="mergesort")
+    a = 0
+    while a < cnt:
+        b = a + 1
+        while b < cnt and k0[by_k0[b]] == k0[by_k0[a]]:
+            b += 1
+        for x in range(a, b):
+            mx = members[by_k0[x]]
+            first_of[by_k0[x]] = mx
+            for y in range(a, x):
+                my = members[by_k0[y]]
+                if keys[my, 1] == keys[mx, 1]:
+                    first_of[by_k0[x]] = first_of[by_k0[y]]
+                    break
+        a = b
+    return members
+
+
+@njit(cache=True)
+def _link_count(keys, rows, packed):
+    m = packed.shape[0]
+    first_of = np.empty(m, np.int64)
+    total = 0
+    s = 0
+    while s < m:
+        top = packed[s] & _HIGH32
+        e = s + 1
+        while e < m and (packed[e] & _HIGH32) == top:
+            e += 1
+        if e - s >= 2:
+            members = _run_groups(keys, rows, packed, s, e, first_of)
+            for x in range(e - s):
+                total += first_of[x] != members[x]
+        s = e
+    return total
+
+
+@njit(cache=True)
+def _links(keys, rows, packed, out):
+    m = packed.shape[0]
+    first_of = np.empty(m, np.int64)
+    pos = 0
+    s = 0
+    while s < m:
+        top = packed[s] & _HIGH32
+        e = s + 1
+        while e < m and (packed[e] & _HIGH32) == top:
+            e += 1
+        if e - s >= 2:
+            members = _run_groups(keys, rows, packed, s, e, first_of)
+            for x in range(e - s):
+                if first_of[x] != members[x]:
+                    out[pos, 0] = first_of[x]
+                    out[pos, 1] = members[x]
+                    pos += 1
+        s = e

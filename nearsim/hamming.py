@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from nearsim.lsh import DEFAULT_MAX_PAIRS, TooManyPairsError
+from nearsim.banding import DEFAULT_MAX_PAIRS, TooManyPairsError
 from nearsim.simhash import (
     BITS,
     PARALLEL_MIN_PAIRS,

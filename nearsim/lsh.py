@@ -1,5 +1,5 @@
-"""LSH banding: the S-curve, its false-positive and false-negative areas, the b × r tuner,
-and candidate pairs.
+"""LSH banding's arithmetic: the S-curve, its false-positive and false-negative areas, and
+the b × r tuner (the candidate pairs themselves: :mod:`nearsim.banding`).
 
 A signature of k values is cut into b bands of r rows each (band i is columns
 i·r … i·r + r − 1; k − b·r columns are left unused). Two documents become a candidate pair
@@ -18,23 +18,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nearsim.utils.arrays import unique_int
 from nearsim.utils.validation import (
-    MAX_PAIRS,
     check_banding,
-    check_int,
     check_num_perm,
     check_threshold,
     check_weight,
 )
-from nearsim.utils.validation_arrays import check_mask, check_signatures, check_similarity
-
-DEFAULT_MAX_PAIRS = 20_000_000
-"""Default limit on distinct candidate pairs (320 MB as int64 pairs)."""
-
-
-class TooManyPairsError(ValueError):
-    """Banding would produce more candidate pairs than the limit allows."""
+from nearsim.utils.validation_arrays import check_similarity
 
 
 # -- the S-curve -----------------------------------------------------------------------
@@ -299,206 +289,3 @@ def tune(
             error[order].tolist(),
         )
     )
-
-
-# -- candidate pairs -------------------------------------------------------------------
-@njit(cache=True)
-def band_keys(sig, lo, hi):
-    """A 64-bit hash of each row's columns lo..hi-1 (equal bands give equal keys)."""
-    n = sig.shape[0]
-    keys = np.empty(n, dtype=np.uint64)
-    mul = np.uint64(0xBF58476D1CE4E5B9)
-    for d in range(n):
-        h = np.uint64(0x9E3779B97F4A7C15)
-        for c in range(lo, hi):
-            h = (h ^ np.uint64(sig[d, c])) * mul
-            h ^= h >> np.uint64(29)
-        keys[d] = h
-    return keys
-
-
-@njit(cache=True)
-def _same_band(sig, i, j, lo, hi):
-    for c in range(lo, hi):
-        if sig[i, c] != sig[j, c]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _runs(sig, order, keys_sorted, lo, hi):
-    """Boundaries of runs of equal bands in sorted order; -1 if a hash collision is seen."""
-    n = order.shape[0]
-    bounds = np.empty(n + 1, dtype=np.int64)
-    nb = 0
-    bounds[nb] = 0
-    nb += 1
-    for q in range(1, n):
-        if keys_sorted[q] != keys_sorted[q - 1]:
-            bounds[nb] = q
-            nb += 1
-        elif not _same_band(sig, order[q], order[q - 1], lo, hi):
-            return bounds[:0]
-    bounds[nb] = n
-    nb += 1
-    return bounds[:nb]
-
-
-def _exact_groups(band: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Sort the rows (all, or ``rows``) of one band by their exact values (used only after
-    a hash collision); the order holds row numbers of ``band``."""
-    order = np.lexsort(band.T[::-1] if rows is None else band[rows].T[::-1]).astype(np.int64)
-    if rows is not None:
-        order = rows[order]
-    sb = band[order]
-    change = np.any(sb[1:] != sb[:-1], axis=1)
-    bounds = np.concatenate([[0], np.flatnonzero(change) + 1, [order.shape[0]]]).astype(np.int64)
-    return order, bounds
-
-
-def candidate_pairs(
-    signatures: np.ndarray,
-    b: int,
-    r: int,
-    *,
-    valid: np.ndarray | None = None,
-    max_pairs: int = DEFAULT_MAX_PAIRS,
-    bucket_limit: int | None = None,
-) -> np.ndarray:
-    """Pairs of documents equal on at least one whole band.
-
-    Band i is columns ``i*r .. i*r + r - 1``; columns from ``b*r`` on are unused. Each
-    band's slices are hashed and sorted (compiled code, no Python loop over documents);
-    equal hashes are checked value by value, so a hash collision never makes a pair.
-
-    Parameters
-    ----------
-    signatures : ndarray of uint32 or uint8, shape (n, k)
-        MinHash signatures.
-    b : int
-        Number of bands, b·r <= k.
-    r : int
-        Rows per band.
-    valid : ndarray of bool, shape (n,), optional
-        Rows that may be paired (e.g. documents with enough shingles); others never are.
-    max_pairs : int
-        Limit on the number of distinct candidate pairs (and on the pairs of any single
-        band). Banding that would exceed it raises :class:`TooManyPairsError` (a
-        ``ValueError``) saying how many pairs and why, before the memory is allocated.
-    bucket_limit : int, optional
-        A bucket (documents equal on one band) of more than ``bucket_limit`` documents
-        gives only 2m − 3 of its m(m − 1)/2 pairs: its first member (smallest row) with
-        every other, and each member with the next one by row. Every member is still
-        linked to the bucket, so the buckets' connected components stay the same, and the
-        work is linear in the bucket's size (``nearsim dedup`` sets it; the README
-        measures what it changes). Default: every pair of every bucket.
-
-    Returns
-    -------
-    ndarray of int64, shape (m, 2)
-        Pairs (i, j) with i < j, sorted lexicographically, no repeats.
-
-    Examples
-    --------
-    >>> sig = np.zeros((5, 4), dtype=np.uint32)  # five documents in one bucket
-    >>> len(candidate_pairs(sig, 2, 2)), len(candidate_pairs(sig, 2, 2, bucket_limit=3))
-    (10, 7)
-    """
-    sig = check_signatures(signatures)
-    n, k = sig.shape
-    b, r = check_banding(b, r, k)
-    max_pairs = check_int(max_pairs, "max_pairs", low=0, high=MAX_PAIRS)
-    limit = n if bucket_limit is None else check_int(bucket_limit, "bucket_limit", low=2)
-    # The valid rows are read in place, not copied out: a copy was a second set of
-    # signatures at the peak of a run (512 MB at a million documents, k = 128).
-    sig = np.ascontiguousarray(sig)
-    rows = None if valid is None else np.flatnonzero(check_mask(valid, n, "valid"))
-    if rows is not None and rows.shape[0] == n:
-        rows = None
-    if (n if rows is None else rows.shape[0]) < 2:
-        return np.empty((0, 2), dtype=np.int64)
-    found = np.empty(0, dtype=np.int64)  # distinct pairs so far, as i * n + j
-    for band in range(b):
-        lo, hi = band * r, band * r + r
-        keys = band_keys(sig, lo, hi)
-        order = np.argsort(keys if rows is None else keys[rows]).astype(np.int64)
-        if rows is not None:
-            order = rows[order]
-        bounds = _runs(sig, order, keys[order], lo, hi)
-        if bounds.shape[0] == 0:
-            order, bounds = _exact_groups(sig[:, lo:hi], rows)
-        del keys
-        sizes = np.diff(bounds)
-        keep = sizes > 1
-        count = bucket_pair_count(sizes[keep], limit)
-        if count == 0:
-            continue
-        if count > max_pairs:
-            raise _too_many(b, r, band, int(sizes.max()), max_pairs)
-        se = np.stack([bounds[:-1][keep], bounds[1:][keep]], axis=1).ravel()
-        codes = np.empty(count, dtype=np.int64)
-        emit_buckets(order, se, n, codes, 0, limit)
-        # a band's pairs may repeat earlier ones: the limit is on distinct pairs
-        found = unique_int(np.concatenate([found, unique_int(codes)]), presorted_runs=True)
-        if found.shape[0] > max_pairs:
-            raise _too_many(b, r, band, int(sizes.max()), max_pairs)
-    return np.stack([found // n, found % n], axis=1)
-
-
-def bucket_pair_count(sizes: np.ndarray, limit: int) -> int:
-    """How many pairs buckets of these sizes give under :func:`candidate_pairs`'s rule.
-
-    Parameters
-    ----------
-    sizes : ndarray of int64, shape (g,)
-        Bucket sizes, each >= 2.
-    limit : int
-        The bucket limit (a bucket of more documents gives 2m − 3 pairs).
-
-    Returns
-    -------
-    int
-    """
-    sizes = sizes.astype(np.int64)
-    small = sizes <= limit
-    return int((sizes[small] * (sizes[small] - 1) // 2).sum() + (2 * sizes[~small] - 3).sum())
-
-
-def _too_many(b: int, r: int, band: int, biggest: int, max_pairs: int) -> TooManyPairsError:
-    return TooManyPairsError(
-        f"banding b={b}, r={r} would give more than {max_pairs:,} candidate pairs (the "
-        f"limit was passed at band {band + 1} of {b}, where {biggest:,} documents share one "
-        "bucket). Many documents are identical on a whole band: use more rows per band "
-        "(a higher effective threshold), set a bucket_limit, or raise max_pairs"
-    )
-
-
-@njit(cache=True)
-def emit_buckets(order, se, n, out, pos, limit):
-    """Write the pair codes ``i * n + j`` (i < j) of the buckets ``order[se[2g]:se[2g+1]]``
-    into ``out`` from ``pos``: every pair of a bucket of at most ``limit`` documents; of a
-    larger one, its smallest row with every other and each member with the next by row.
-    Returns the position after the last code."""
-    for g in range(se.shape[0] // 2):
-        s = se[2 * g]
-        e = se[2 * g + 1]
-        if e - s > limit:
-            members = np.sort(order[s:e])
-            first = members[0]
-            for x in range(1, e - s):
-                out[pos] = first * n + members[x]
-                pos += 1
-            for x in range(1, e - s - 1):
-                out[pos] = members[x] * n + members[x + 1]
-                pos += 1
-            continue
-        for x in range(s, e):
-            i = order[x]
-            for y in range(x + 1, e):
-                j = order[y]
-                if i < j:
-                    out[pos] = i * n + j
-                else:
-                    out[pos] = j * n + i
-                pos += 1
-    return pos

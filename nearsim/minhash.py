@@ -145,6 +145,22 @@ def _signatures_text(buf, doc_offsets, whole, word, k_sh, a, b, mask, out):
 
 
 @njit(cache=True, parallel=True)
+def _agreement_counts(signatures, codes, n):
+    """How many positions agree, for each pair coded ``i · n + j`` (uint16: k ≤ 4,096)."""
+    m = codes.shape[0]
+    k = signatures.shape[1]
+    out = np.empty(m, dtype=np.uint16)
+    for t in prange(m):
+        i = codes[t] // n
+        j = codes[t] % n
+        same = 0
+        for c in range(k):
+            same += signatures[i, c] == signatures[j, c]
+        out[t] = same
+    return out
+
+
+@njit(cache=True, parallel=True)
 def _agreement(signatures, left, right):
     m = left.shape[0]
     k = signatures.shape[1]
@@ -468,6 +484,37 @@ def estimate_pairs(signatures: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     if sig.dtype == np.uint8:
         return correct_one_byte(share)
     return share
+
+
+def agreement_counts(signatures: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Agreeing positions of pairs coded ``i · n + j`` (n = len(signatures)), as a corpus
+    run holds its candidates: 2 bytes a candidate, where the estimates take 8.
+    ``counts / k`` is :func:`estimate_pairs` of uint32 signatures, exactly.
+
+    Parameters
+    ----------
+    signatures : ndarray of uint32, shape (n, k), C-contiguous
+    codes : ndarray of int64, shape (m,)
+        Checked by the caller: every code below n².
+
+    Returns
+    -------
+    ndarray of uint16, shape (m,)
+    """
+    return _agreement_counts(signatures, codes, np.int64(max(signatures.shape[0], 1)))
+
+
+def reaching(counts: np.ndarray, num_perm: int, threshold: float) -> np.ndarray:
+    """Which agreement counts give an estimate ``count / num_perm`` at or above
+    ``threshold``, decided exactly as ``estimate >= threshold`` is on the float64 estimates
+    (a table of the k + 1 possible answers).
+
+    Returns
+    -------
+    ndarray of bool, shape (m,)
+    """
+    table = np.arange(num_perm + 1, dtype=np.float64) / num_perm >= threshold
+    return table[counts]
 
 
 def standard_error(j, num_perm: int, *, one_byte: bool = False):

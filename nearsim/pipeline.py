@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nearsim.banding import candidate_pairs
 from nearsim.clustering import cluster_table, clusters
 from nearsim.hashing import FlatShingles, decode, text_shingles
 from nearsim.join.exact import exact_pairs
 from nearsim.join.sample import similarity_sample
 from nearsim.join.tokens import TokenSets
-from nearsim.lsh import candidate_pairs
 from nearsim.minhash import MinHasher, estimate_pairs
 from nearsim.prediction import Prediction, predict, similarity_weights
 from nearsim.scoring import Evaluation, evaluate

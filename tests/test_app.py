@@ -179,7 +179,7 @@ def test_too_many_candidates_is_a_message_next_to_the_banding_inputs(monkeypatch
     """
     from streamlit import cache_resource
 
-    from nearsim.lsh import candidate_pairs
+    from nearsim.banding import candidate_pairs
 
     monkeypatch.setitem(candidate_pairs.__kwdefaults__, "max_pairs", 1_000)
     cache_resource.clear()  # no stage computed under the real limit by an earlier test

@@ -333,7 +333,7 @@ def test_a_huge_bucket_stops_before_its_pairs_are_made():
     every = 3000 * 2999 // 2
     codes = dp.bucket_codes(records, 3000, max_pairs=every, limit=3000)["code"].to_numpy()
     assert codes.shape[0] == every and (np.diff(codes) > 0).all()
-    with pytest.raises(ns.lsh.TooManyPairsError, match="4,498,500 candidate pairs"):
+    with pytest.raises(ns.banding.TooManyPairsError, match="4,498,500 candidate pairs"):
         dp.bucket_codes(records, 3000, max_pairs=1_000_000, limit=3000)
 
 

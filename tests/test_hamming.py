@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from simhash_support import naive_pairs, planted
 
+from nearsim.banding import TooManyPairsError
 from nearsim.hamming import (
     MAX_TABLE_DISTANCE,
     distance_histogram,
@@ -24,7 +25,6 @@ from nearsim.hamming import (
     replay,
     table_scheme,
 )
-from nearsim.lsh import TooManyPairsError
 from nearsim.simhash import popcount
 
 HYP = settings(

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 from support import known_pair
 
 import nearsim as ns
-from nearsim.lsh import TooManyPairsError, band_keys, candidate_pairs
+from nearsim.banding import TooManyPairsError, band_keys, candidate_pairs
 
 
 def exact_areas(t: Fraction, b: int, r: int) -> tuple[Fraction, Fraction]:
@@ -160,17 +160,29 @@ def test_candidate_pairs_equal_brute_force(case):
     assert got.tolist() == brute_candidates(sig, b, r, valid).tolist()
 
 
-def test_candidate_pairs_survive_hash_collisions(monkeypatch):
-    """Equal band hashes are checked value by value; a collision never makes a pair."""
-    import nearsim.lsh as lsh
+@given(
+    st.lists(st.integers(0, 2), min_size=2, max_size=40),
+    st.sampled_from([0, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF]),
+    st.integers(0, 3),
+)
+@settings(max_examples=150, deadline=None)
+def test_buckets_survive_hash_collisions(values, mask, shift):
+    """Equal key bits never make a bucket by themselves: every row's packed key is forced to
+    the same top 32 bits (one run), and the full keys to ``mask`` of their bits (0: all
+    equal, so the rows are told apart by their values alone); the buckets are the groups of
+    equal band values, against brute force."""
+    from nearsim.banding import _buckets
 
-    monkeypatch.setattr(lsh, "band_keys", lambda sig, lo, hi: np.zeros(sig.shape[0], np.uint64))
-    rng = np.random.default_rng(3)
-    sig = rng.integers(0, 2, size=(40, 6)).astype(np.uint32)
-    assert lsh.candidate_pairs(sig, 3, 2).tolist() == brute_candidates(sig, 3, 2).tolist()
-    valid = rng.random(40) < 0.7  # the valid rows are grouped in place, not copied out
-    got = lsh.candidate_pairs(sig, 3, 2, valid=valid)
-    assert got.tolist() == brute_candidates(sig, 3, 2, valid).tolist()
+    n = len(values)
+    sig = np.array([[v, (v + shift) % 3] for v in values], dtype=np.uint32)
+    rows = np.arange(n, dtype=np.int64)
+    packed = np.arange(n, dtype=np.uint64)  # top 32 bits all zero: one run of n rows
+    order, se = _buckets(sig, rows, packed, 0, 2, np.uint64(mask))
+    got = sorted(sorted(order[a:b].tolist()) for a, b in zip(se[::2], se[1::2], strict=True))
+    groups: dict[tuple, list[int]] = {}
+    for d in range(n):
+        groups.setdefault(tuple(sig[d].tolist()), []).append(d)
+    assert got == sorted(g for g in groups.values() if len(g) > 1)
 
 
 def test_candidate_pairs_read_a_strided_view():

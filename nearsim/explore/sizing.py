@@ -258,8 +258,8 @@ def measure_throughput(
     >>> all(v > 0 for v in speeds)
     True
     """
+    from nearsim.banding import candidate_pairs
     from nearsim.io.documents import example_corpus
-    from nearsim.lsh import candidate_pairs
     from nearsim.minhash import MinHasher, estimate_pairs
 
     n_docs = check_int(n_docs, "n_docs", low=300, high=20_000)

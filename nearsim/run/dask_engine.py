@@ -61,9 +61,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nearsim.banding import TooManyPairsError
 from nearsim.clustering import check_against_kept
 from nearsim.io.corpora import CorpusReport, iter_corpus
-from nearsim.lsh import TooManyPairsError
 from nearsim.run import dask_pairs as dp
 from nearsim.run import dask_read as dr
 from nearsim.run.options import (

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from nearsim.banding import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
 from nearsim.copies import copy_pairs
 from nearsim.hashing import text_shingles
-from nearsim.lsh import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
 from nearsim.minhash import estimate_pairs
 from nearsim.run.dask_read import Part, partition_texts
 from nearsim.settings import RunSettings
@@ -64,7 +64,7 @@ def band_frame(part: Part, settings: RunSettings, start: int, copies=None) -> pd
     """One record per band of every valid document that is not a later exact copy:
     (band key, band, global row).
 
-    The key is :func:`nearsim.lsh.candidate_pairs`'s 64-bit hash of the band's values.
+    The key is :func:`nearsim.banding.candidate_pairs`'s 64-bit hash of the band's values.
     ``copies`` is indexed by the global rows of this partition's later copies.
     """
     keep = part.valid.copy()
@@ -85,7 +85,7 @@ def band_frame(part: Part, settings: RunSettings, start: int, copies=None) -> pd
 
 def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int, limit: int) -> pd.DataFrame:
     """Pair codes ``i * n + j`` (i < j) of the documents sharing a (band, key) bucket,
-    under :func:`nearsim.lsh.candidate_pairs`'s rule for buckets of more than ``limit``.
+    under :func:`nearsim.banding.candidate_pairs`'s rule for buckets of more than ``limit``.
 
     Every bucket is whole in one shuffled partition. Codes repeat across partitions when a
     pair shares several bands; keys that collide are weeded out later, when the bands are

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from nearsim.banding import TooManyPairsError, candidate_codes, code_pairs, merge_distinct
 from nearsim.clustering import check_against_kept
 from nearsim.copies import copy_pairs
 from nearsim.hashing import text_shingles
 from nearsim.io.corpora import iter_corpus
-from nearsim.lsh import TooManyPairsError, candidate_pairs
-from nearsim.minhash import estimate_pairs
+from nearsim.minhash import agreement_counts, estimate_pairs, reaching
 from nearsim.run.options import (
     BUCKET_LIMIT,
     MAX_CANDIDATES,
@@ -132,21 +132,24 @@ def dedup(
     with clock.stage("copies", "linking exact copies to their first occurrence"):
         links = copy_pairs(keys.array(), valid)
         del keys  # before banding: the run's peak
-    cand, est = find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock)
+    codes, counts = find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock)
+    n, candidates = valid.shape[0], int(codes.shape[0])
     exact = None
     jaccard = None
-    with clock.stage("verify", f"verifying {cand.shape[0]:,} candidates ({verify})"):
+    with clock.stage("verify", f"verifying {candidates:,} candidates ({verify})"):
         if verify == "estimate":
-            keep = est >= settings.threshold
+            keep = reaching(counts, settings.num_perm, settings.threshold)
         elif verify == "exact":
-            exact = ExactShingles.read(paths, read, settings, cand)
-            jaccard = exact.jaccard(cand[:, 0], cand[:, 1])
+            exact = ExactShingles.read(paths, read, settings, code_pairs(codes, n))
+            jaccard = exact.jaccard(codes // n, codes % n)
             keep = jaccard >= settings.threshold
         else:
-            keep = np.ones(cand.shape[0], dtype=bool)
-    pairs, est = cand[keep], est[keep]
+            keep = np.ones(candidates, dtype=bool)
+    pairs = code_pairs(codes[keep], n)
+    est = counts[keep] / np.float64(settings.num_perm)
     if jaccard is not None:
         jaccard = jaccard[keep]
+    del codes, counts, keep  # the candidates: hundreds of MB at 10⁷ documents
     what = "clustering and checking members" if cluster_check else "clustering"
     with clock.stage("clusters", f"{what}: {pairs.shape[0]:,} pairs"):
         similarity = exact.jaccard if exact is not None else _estimates(sig)
@@ -158,7 +161,7 @@ def dedup(
         ids=ids,
         valid=valid,
         labels=check.labels,
-        candidates=int(cand.shape[0]),
+        candidates=candidates,
         pairs=pairs,
         estimates=est,
         jaccard=jaccard,
@@ -179,16 +182,18 @@ def find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock)
 
     Returns
     -------
-    candidates : ndarray of int64, shape (m, 2)
-        Sorted pairs: each copy's link and the band candidates.
-    estimates : ndarray of float64, shape (m,)
+    codes : ndarray of int64, shape (m,)
+        The candidates as sorted pair codes ``i · n + j``: each copy's link and the band
+        candidates (8 bytes a candidate until the filter keeps a few).
+    counts : ndarray of uint16, shape (m,)
+        Their agreeing signature positions (the estimate is ``counts / num_perm``).
     """
     n = valid.shape[0]
     distinct = valid.copy()
     distinct[links[:, 1]] = False
     with clock.stage("bands", f"banding: {settings.bands} bands × {settings.rows} rows"):
         try:
-            cand = candidate_pairs(
+            codes = candidate_codes(
                 sig,
                 settings.bands,
                 settings.rows,
@@ -199,12 +204,9 @@ def find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock)
         except TooManyPairsError:
             raise TooManyPairsError(too_many_candidates(max_candidates)) from None
         del distinct
-        if links.shape[0]:
-            codes = unique_int(np.concatenate([cand[:, 0] * n + cand[:, 1], links[:, 0] * n
-                                               + links[:, 1]]))  # fmt: skip
-            cand = np.stack([codes // n, codes % n], axis=1)
-        est = estimate_pairs(sig, cand)
-    return cand, est
+        codes = merge_distinct(codes, links[:, 0] * np.int64(n) + links[:, 1])
+        counts = agreement_counts(sig, codes)
+    return codes, counts
 
 
 def _estimates(sig: np.ndarray):

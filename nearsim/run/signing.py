@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from nearsim.banding import candidate_pairs
 from nearsim.clustering import clusters
 from nearsim.copies import copy_pairs, flat_text_keys
 from nearsim.hashing import flatten_texts
-from nearsim.lsh import candidate_pairs
 from nearsim.minhash import EMPTY, MinHasher, estimate_pairs
 from nearsim.settings import RunSettings
 

@@ -68,7 +68,9 @@ def grow(arr):
     return bigger
 
 
-def unique_int(values: np.ndarray, *, presorted_runs: bool = False) -> np.ndarray:
+def unique_int(
+    values: np.ndarray, *, presorted_runs: bool = False, presorted: bool = False
+) -> np.ndarray:
     """Sorted distinct values of a 1-D integer array.
 
     Parameters
@@ -77,13 +79,18 @@ def unique_int(values: np.ndarray, *, presorted_runs: bool = False) -> np.ndarra
     presorted_runs : bool
         The array is a concatenation of a few sorted runs; a stable sort (a merge of the
         runs) is then much faster.
+    presorted : bool
+        The array is sorted already (it is not sorted again, nor copied for it).
 
     Returns
     -------
     ndarray, shape (u,)
         Sorted, without repeats; same dtype as ``values``.
     """
-    s = np.sort(values, kind="stable" if presorted_runs else None)
+    if presorted:
+        s = values
+    else:
+        s = np.sort(values, kind="stable" if presorted_runs else None)
     if s.shape[0] < 2:
         return s
     keep = np.empty(s.shape[0], dtype=bool)
