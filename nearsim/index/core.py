@@ -17,6 +17,7 @@ matching rule: :mod:`nearsim.index.matching`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,27 @@ def check_ids(ids, n: int, name: str = "ids") -> list[str] | None:
                 f"{name}[{i}] is a {type(v).__name__}, which is not accepted; accepted: {accepted}"
             )
     return out
+
+
+SMALL_BATCH = 20_000
+"""Batches up to this size are signed and matched on the calling thread alone: a parallel
+kernel's start-up cost more than its work on a few hundred documents (a batch of 340 was
+signed in 4–7 ms on one thread and 25–32 ms on two, on the shared two-core machine)."""
+
+
+@contextlib.contextmanager
+def few_threads(n: int):
+    """numba's parallel kernels on the calling thread only, for a batch of n ≤ SMALL_BATCH
+    documents (the answers are the same)."""
+    import numba
+
+    before = numba.get_num_threads()
+    if n <= SMALL_BATCH:
+        numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def _differences(have: RunSettings, given: RunSettings) -> list[str]:
@@ -195,7 +217,9 @@ class Index:
         return idx
 
     def _reload(self) -> None:
-        manifest, segments, stamp = storage.load(self.path, self._cache)
+        self._use(*storage.load(self.path, self._cache))
+
+    def _use(self, manifest: storage.Manifest, segments: list, stamp) -> None:
         try:
             run = RunSettings(**manifest.settings)
         except (TypeError, ValueError) as exc:
@@ -206,6 +230,12 @@ class Index:
         self._manifest, self._segments, self._stamp, self._run = manifest, segments, stamp, run
         starts = [s.start for s in manifest.segments] + [manifest.documents]
         self._stored = Stored(segments, np.asarray(starts, dtype=np.int64))
+
+    def _install(self, manifest: storage.Manifest) -> None:
+        """Commit a new state (lock held): the manifest replaced, then mapped."""
+        storage.write_manifest(self.path, manifest)
+        segments = storage.map_segments(self.path, manifest.segments, self._cache)
+        self._use(manifest, segments, storage.manifest_stamp(self.path))
 
     def _refresh(self) -> None:
         """Read the manifest again if a writer has replaced it."""
@@ -334,15 +364,18 @@ class Index:
         """Sign documents with the index's settings (as ``nearsim dedup`` does)."""
         from nearsim.run.signing import sign_batch
 
-        valid, sig, keys = sign_batch(texts, self._run)
+        with few_threads(len(texts)):
+            valid, sig, keys = sign_batch(texts, self._run)
         return Signed(valid, sig, keys, ids, texts if self.keep_texts else None)
 
     def _match(self, signed: Signed, *, skip: bool, solo: bool) -> BatchMatches:
         run = self._run
-        return match_batch(
-            self._stored, signed.sig, signed.valid, signed.keys, bands=run.bands, rows=run.rows,
-            threshold=run.threshold, bucket_limit=self.bucket_limit, skip=skip, solo=solo,
-        )  # fmt: skip
+        with few_threads(signed.n):
+            return match_batch(
+                self._stored, signed.sig, signed.valid, signed.keys, bands=run.bands,
+                rows=run.rows, threshold=run.threshold, bucket_limit=self.bucket_limit,
+                skip=skip, solo=solo,
+            )  # fmt: skip
 
     def query(self, texts, ids=None) -> pd.DataFrame:
         """The stored documents each text matches; nothing is stored.
@@ -432,7 +465,7 @@ class Index:
             where none can exist) and every row's id.
         """
         with storage.writer_lock(self.path, wait):
-            self._reload()
+            self._refresh()
             storage.remove_unreferenced(self.path, self._manifest)
             start = self._manifest.documents
             found = None
@@ -454,39 +487,29 @@ class Index:
         return found, names
 
     def _append(self, signed, rows, banded, band_keys, names, start) -> None:
-        """Write the stored rows as a new segment, commit it, then compact (lock held)."""
+        """Write the stored rows as a segment — merged with the newest segments when
+        :func:`tail_to_merge` says so — and commit it (lock held)."""
         texts = None
-        if self.keep_texts and signed.texts is not None:
+        if self.keep_texts:
+            if signed.texts is None:
+                raise ValueError("an index that keeps texts needs the texts of what is added")
             texts = encode_strings([signed.texts[i] for i in rows.tolist()])
         arrays = new_segment(
             signed.sig[rows], signed.valid[rows], banded[rows], signed.keys[rows],
             band_keys[:, rows], encode_strings([names[i] for i in rows.tolist()]), texts,
         )  # fmt: skip
-        if self.keep_texts and texts is None:
-            raise ValueError("an index that keeps texts needs the texts of what is added")
+        entries = list(self._manifest.segments)
+        counts = [e.count for e in entries] + [int(rows.shape[0])]
+        first = min(tail_to_merge(counts), len(entries))
+        if first < len(entries):
+            arrays = merge_segments([*self._segments[first:], arrays])
+            start = entries[first].start
         name = storage.new_segment_name(self._manifest.generation + 1)
         size = storage.write_segment(self.path / name, arrays)
-        entry = storage.SegmentEntry(name, start, int(rows.shape[0]), size)
-        manifest = self._manifest.with_segments([*self._manifest.segments, entry])
-        storage.write_manifest(self.path, manifest)
-        self._reload()
-        self._compact()
-
-    def _compact(self) -> None:
-        """Merge the newest segments by :func:`tail_to_merge`'s rule (lock held)."""
-        entries = self._manifest.segments
-        first = tail_to_merge([e.count for e in entries])
-        if first >= len(entries):
-            return
-        merged = merge_segments(self._segments[first:])
-        name = storage.new_segment_name(self._manifest.generation + 1)
-        size = storage.write_segment(self.path / name, merged)
-        count = sum(e.count for e in entries[first:])
-        entry = storage.SegmentEntry(name, entries[first].start, count, size)
-        storage.write_manifest(self.path, self._manifest.with_segments([*entries[:first], entry]))
-        for old in entries[first:]:
+        entry = storage.SegmentEntry(name, start, sum(counts[first:]), size)
+        self._install(self._manifest.with_segments([*entries[:first], entry]))
+        for old in entries[first:]:  # readers that mapped them keep their mapping
             (self.path / old.file).unlink(missing_ok=True)
-        self._reload()
 
     def _frame(self, found: BatchMatches, names: list[str], stored) -> pd.DataFrame:
         import pandas as pd

@@ -177,13 +177,15 @@ def _band_runs(stored, keys_b, rows, distinct, band, limit, solo):
     """One band's buckets: the call's rows grouped by key, with what is stored in each."""
     kb = keys_b[rows]
     if solo:  # a query: each document alone
-        order = np.arange(rows.shape[0])
-        starts = np.arange(rows.shape[0] + 1)
+        order = np.arange(rows.shape[0], dtype=np.int64)
+        starts = np.arange(rows.shape[0] + 1, dtype=np.int64)
+    elif rows.shape[0] == 0:
+        order, starts = np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
     else:
         order = np.argsort(kb, kind="stable")
         sk = kb[order]
         cut = np.flatnonzero(sk[1:] != sk[:-1]) + 1
-        starts = np.concatenate([[0], cut, [rows.shape[0]]])
+        starts = np.concatenate([[0], cut, [rows.shape[0]]]).astype(np.int64)
     members = rows[order]
     runs = starts.shape[0] - 1
     ukeys = kb[order][starts[:-1]]

@@ -342,8 +342,7 @@ def writer_lock(folder: Path, wait: float = 0.0):
                         "let this one wait (wait=SECONDS, --wait SECONDS)"
                     ) from None
                 time.sleep(0.02)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        os.pwrite(fd, f"{os.getpid():<20}".encode("ascii"), 0)  # who holds it, for a message
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
