@@ -228,7 +228,7 @@ def cmd_dedup_against(args: argparse.Namespace, given: dict) -> int:
     from nearsim.cli import UsageError
     from nearsim.index.against import dedup_against
     from nearsim.index.core import Index
-    from nearsim.io.outputs import prepare_output, write_outputs
+    from nearsim.run.outputs import prepare_output, write_outputs
     from nearsim.settings import RunSettings
 
     if args.engine != "local":
