@@ -146,16 +146,19 @@ def run_nearsim(work: Path, texts, n_old, batches, signed_all, s) -> tuple[dict,
     out["write"] = time.perf_counter() - t
     out["build_load"] = load()
     out["bytes"] = idx.disk_bytes()
-    timer, loads, found = Timer(), [], set()
+    timer, loads, found, merged = Timer(), [], set(), []
     for k in range(batches):
         lo = n_old + k * BATCH
         chunk = texts[lo : lo + BATCH]
+        before = idx.segment_count
         with timer:
             got = idx.add(chunk, [str(lo + i) for i in range(len(chunk))])
+        merged.append(idx.segment_count <= before)  # the new segment was merged with others
         loads.append(os.getloadavg()[0])
         hit = got[got.match_id != ""]
         found |= {(int(m), lo + int(r)) for r, m in zip(hit.row, hit.match_id, strict=True)}
     out["add"], out["add_cpu"] = timer.wall, timer.cpu
+    out["merged"] = merged
     out["add_load"] = f"{min(loads):.1f}–{max(loads):.1f}"
     out["segments"] = idx.segment_count
     probe = texts[n_old + 5].replace("the", "a", 1)
@@ -461,12 +464,18 @@ def report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found,
     ]  # fmt: skip
     lines.append(markdown_table(rows, cols))
     nr = results["nearsim"]
+    merged = np.asarray(nr["merged"])
+    wall = np.asarray(nr["add"])
+    merges = int(merged.sum())
+    merge_ms = ms(float(np.median(wall[merged]))) if merges else "—"
+    plain_ms = ms(float(np.median(wall[~merged]))) if (~merged).any() else "—"
     lines.append(
         f"\nnearsim: the matches of the {args.batches} adds are "
         f"{'identical to' if check['identical'] else 'NOT the same as'} the batch library's "
         f"answer on all {n + args.batches * BATCH:,} documents restricted to pairs with an added "
         f"one ({len(found):,} found, {len(want):,} expected). {nr['segments']} segments at the "
-        f"end (binary-counter merges; the slowest add is one that merged the newest segments). "
+        f"end; {merges} of the adds merged segments (median {merge_ms} ms, the others "
+        f"{plain_ms} ms). "
         f"A cold query's process time is Python's start-up and `import nearsim` "
         f"({np.median([c['import'] for c in nr['cold']]):.2f} s) plus opening and answering; "
         "the files were in the page cache. SQLite's adds count storage only (band lookups, "
