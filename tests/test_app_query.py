@@ -89,9 +89,12 @@ def test_a_pasted_copy_of_a_loaded_document_matches_it_with_estimate_one(argv):
     assert float(row["estimate"].iloc[0]) == 1.0 and float(row["exact Jaccard"].iloc[0]) == 1.0
 
 
-def test_an_index_given_to_the_app_is_queried_with_its_own_settings(tmp_path, argv):
+@pytest.mark.parametrize("keep_texts", [True, False])
+def test_an_index_given_to_the_app_is_queried_with_its_own_settings(tmp_path, argv, keep_texts):
     texts = ns.example_corpus(500, seed=9)["text"].tolist()
-    idx = ns.Index.create(tmp_path / "posts", ns.RunSettings(threshold=0.6), keep_texts=True)
+    idx = ns.Index.create(
+        tmp_path / "posts", ns.RunSettings(threshold=0.6), keep_texts=keep_texts
+    )
     idx.add(texts, [f"post-{i}" for i in range(len(texts))])
     argv("--index", str(tmp_path / "posts"))
     at = query_page()
@@ -105,7 +108,12 @@ def test_an_index_given_to_the_app_is_queried_with_its_own_settings(tmp_path, ar
     got = at.main.dataframe[0].value
     assert list(got["id"]) == list(want["match_id"]) and "post-3" in set(got["id"])
     assert got["estimate"].tolist() == pytest.approx(want["estimate"].tolist())
-    assert (got["exact Jaccard"] > 0.5).all()
+    if keep_texts:  # exact Jaccard and the shingles need the stored texts
+        assert (got["exact Jaccard"] > 0.5).all()
+        assert any("Shingle sets" in m.value for m in at.main.markdown)
+    else:
+        assert "exact Jaccard" not in got.columns
+        assert any("keeps no texts" in c.value for c in at.main.caption)
     assert any("share a bucket" in m.value for m in at.main.markdown)  # the explanation
     assert any("t = 0.6" in i.value for i in at.info)  # its own settings, said
     at.toggle(key="query_scan").set_value(True).run()
