@@ -175,6 +175,38 @@ def run_nearsim(work: Path, texts, n_old, batches, signed_all, s) -> tuple[dict,
     return out, found, rows
 
 
+def run_merge(work: Path, signed_all, n: int, s) -> str:
+    """The cost of the largest merge an add can trigger: two segments of n / 2 documents
+    each rewritten as one of n (read from the page cache, written and fsync-ed)."""
+    import nearsim as ns
+    from nearsim.index import storage
+    from nearsim.index.core import Signed
+    from nearsim.index.segments import merge_segments
+
+    valid, sig, keys = signed_all
+    half = n // 2
+    idx = ns.Index.create(work / "merge-index", s)
+    idx.add_signed(
+        Signed(valid[:half], sig[:half], keys[:half], [str(i) for i in range(half)], None),
+        matches=False,
+    )
+    seg = idx._segments[0]
+    c, t = time.process_time(), time.perf_counter()
+    arrays = merge_segments([seg, seg])
+    merged_s = time.perf_counter() - t
+    size = storage.write_segment(work / "merged.seg", arrays)
+    wall, cpu, at = time.perf_counter() - t, time.process_time() - c, load()
+    return (
+        "## The persistent index: the largest merge (`bench_index.py --parts merge`)\n\n"
+        f"{machine()}; the machine was shared (load {at}). Two segments of {half:,} documents "
+        f"merged into one of {2 * half:,} ({size / 1e6:,.0f} MB) and written with fsync: "
+        f"{wall:.1f} s wall ({merged_s:.1f} s merging in memory, the rest writing), {cpu:.1f} s "
+        "CPU. This is what the add that triggers such a merge costs on top of its own work: "
+        f"after a build of {half:,} documents, the add that brings the small segments to as "
+        "many documents again (the binary-counter rule)."
+    )
+
+
 # -- SQLite ----------------------------------------------------------------------------------
 SQL_COLD = """
 import json, sqlite3, sys, time
@@ -358,7 +390,10 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=1_000_000, help="documents stored first")
     p.add_argument("--batches", type=int, default=30, help="adds of 340 documents")
-    p.add_argument("--parts", default="nearsim,sqlite,datasketch,rensa")
+    p.add_argument(
+        "--parts", default="nearsim,sqlite,datasketch,rensa",
+        help="comma-separated; `merge` alone times the largest merge an add can trigger",
+    )
     p.add_argument("--work", default=None, help="a folder for the indexes (default: temporary)")
     p.add_argument("--no-write", action="store_true", help="print, do not write RESULTS.md")
     args = p.parse_args(argv)
@@ -383,6 +418,13 @@ def main(argv=None) -> None:
     work = Path(args.work or tempfile.mkdtemp(prefix="bench-index-"))
     work.mkdir(parents=True, exist_ok=True)
     results, peers = {}, {}
+    if parts == {"merge"}:
+        try:
+            write_section("index-merge", run_merge(work, (valid, sig, keys), args.n, s))
+        finally:
+            if args.work is None:
+                shutil.rmtree(work, ignore_errors=True)
+        return
     try:
         res, found, _ = run_nearsim(work, texts, args.n, args.batches, (valid, sig, keys), s)
         results["nearsim"] = res
