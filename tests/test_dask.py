@@ -76,7 +76,7 @@ def assert_same(local, got) -> None:
 
 def both(paths, scheduler, *, settings=SETTINGS, **options):
     """The local run and the Dask run on the same input; the Dask run checked against it."""
-    dask_only = {k: options.pop(k) for k in ("blocksize", "client_graph_bytes") if k in options}
+    dask_only = {k: options.pop(k) for k in ("blocksize",) if k in options}
     local = dedup(paths, settings, **options)
     got = dedup_dask(paths, settings, scheduler=scheduler, **options, **dask_only)
     assert_same(local, got)
@@ -188,12 +188,13 @@ def test_the_first_bad_record_stops_the_run_with_the_local_message(tmp_path, sch
 
 
 # -- clusters in the workers ---------------------------------------------------------------
-def test_clusters_by_label_propagation_equal_the_client_s(tmp_path, scheduler, texts):
-    """With no client memory for the graph, the components come from min-label propagation
-    in the workers; the labels are the same."""
+def test_clusters_across_partitions_equal_the_local_engine_s(tmp_path, scheduler, texts):
+    """The components come from large-star / small-star in the workers, across many small
+    partitions; the labels are the local engine's."""
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
-    local, _ = both(path, scheduler, verify="none", blocksize=150_000, client_graph_bytes=0)
+    local, got = both(path, scheduler, verify="none", blocksize=30_000)
     assert (np.bincount(local.labels) >= 3).any()  # chains of copies, not only pairs
+    assert got.extra["component_rounds"] >= 2  # union-find per partition was not enough
 
 
 # -- faults --------------------------------------------------------------------------------
