@@ -219,27 +219,52 @@ class KillAfter(SchedulerPlugin):
 
 @pytest.mark.parametrize(
     ("prefix", "count"),
-    [("read_partition", 3), ("verify_second", 2)],
-    ids=["while-reading", "while-verifying"],
+    [
+        ("read_partition", 3),
+        ("band_frame", 2),
+        ("bucket_codes", 1),
+        ("verify_second", 2),
+        ("large_star", 2),
+        ("with_similarities", 1),
+    ],
+    ids=[
+        "while-reading",
+        "while-band-records-are-shuffled",
+        "while-the-band-shuffle-s-output-is-read",
+        "while-verifying",
+        "while-clustering",
+        "while-members-are-measured",
+    ],
 )
 def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefix, count):
-    """A worker is killed while the partitions are being read and signed (its signatures
-    are lost), or while the candidates are verified (the shuffled candidates it held are
-    lost too): Dask recomputes what it held and the output is unchanged."""
+    """A worker is killed (SIGKILL) at each stage: while the partitions are read and signed
+    (its signatures are lost), while the band records are sent through the P2P shuffle and
+    while its output is turned into pair codes (the shuffle runs again), while candidates
+    are verified, while the connected components' rounds run, and while members are
+    measured against their kept document: Dask recomputes what it held and the output is
+    unchanged."""
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
-    local = dedup(path, SETTINGS, verify="exact")
+    local = dedup(path, SETTINGS, verify="exact", cluster_check=True)
+    assert local.split_off > 0  # the member check has work to redo
     with Client(cluster.scheduler_address) as client:
         pids = client.run(os.getpid)
     plugin = KillAfter(cluster.scheduler, pids, prefix, count)
     cluster.scheduler.add_plugin(plugin, name="kill-after")
     try:
         got = dedup_dask(
-            path, SETTINGS, scheduler=cluster.scheduler_address, verify="exact", blocksize=40_000
+            path,
+            SETTINGS,
+            scheduler=cluster.scheduler_address,
+            verify="exact",
+            cluster_check=True,
+            blocksize=40_000,
         )
     finally:
         cluster.scheduler.remove_plugin("kill-after")
     assert plugin.killed, f"no worker finished {count} {prefix} tasks"
     assert_same(local, got)
+    with Client(cluster.scheduler_address) as client:
+        client.wait_for_workers(2, timeout=30)  # the nanny's new worker, for the next test
 
 
 # -- the command line ----------------------------------------------------------------------
