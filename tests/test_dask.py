@@ -285,6 +285,84 @@ def test_the_command_line_writes_the_local_engine_s_files(tmp_path, scheduler, t
         assert got[key] == local[key]
 
 
+def _news_with_one_page_copied(total: int, copies: int) -> list[str]:
+    """Example news items with ``copies`` copies of one page among them, spread evenly:
+    half of them exact, half with one word changed (distinct documents sharing most
+    band buckets: the bucket limit's case)."""
+    news = []
+    for seed in range(total // 20_000 + 1):
+        news += ns.example_corpus(20_000, seed=seed)["text"].tolist()
+    page = " ".join(f"word{i}" for i in range(60))
+    variants = [page if i % 2 else f"{page} edit{i}" for i in range(copies)]
+    texts = news[: total - copies]
+    step = len(texts) // copies
+    for i, v in enumerate(variants):
+        texts.insert(i * (step + 1), v)
+    return texts
+
+
+def test_a_hot_bucket_of_8000_copies_among_60000_writes_the_local_engine_s_files(
+    tmp_path, scheduler
+):
+    """8,000 copies of one page among 60,000 documents: all their pairs would be 32 million
+    candidates; the Dask engine runs to the end and its folders of parts equal the local
+    engine's files."""
+    texts = _news_with_one_page_copied(60_000, 8_000)
+    path = write_jsonl(tmp_path / "crawl.jsonl", ({"text": t} for t in texts))
+    args = ["dedup", str(path), "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
+    for name in ("clusters.parquet", "pairs.parquet"):
+        assert (tmp_path / "dask" / name).is_dir()
+        assert len(list((tmp_path / "dask" / name).glob("part-*.parquet"))) > 1
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "dask" / name), pd.read_parquet(tmp_path / "local" / name)
+        )
+    summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
+    assert summary["documents"] == 60_000 and summary["candidates"] < 1_000_000
+    assert summary["workers_peak_memory_bytes"] > 0 and summary["peak_memory_bytes"] > 0
+    clusters = pd.read_parquet(tmp_path / "dask" / "clusters.parquet")
+    assert clusters["cluster_size"].max() >= 8_000  # the page's copies are one cluster
+    assert not list((tmp_path / "dask").glob(".*"))  # no temporary folder left behind
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_csv_and_json_lines_are_folders_of_parts_with_the_local_rows(
+    tmp_path, scheduler, texts, fmt
+):
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--format", fmt]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
+    read = pd.read_csv if fmt == "csv" else lambda p: pd.read_json(p, lines=True)
+    for name in ("clusters", "pairs"):
+        parts = sorted((tmp_path / "dask" / f"{name}.{fmt}").glob(f"part-*.{fmt}"))
+        assert parts
+        got = pd.concat([read(p) for p in parts], ignore_index=True)
+        want = read(tmp_path / "local" / f"{name}.{fmt}")
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+
+
+def test_a_second_run_replaces_the_first_run_s_files_and_folders(tmp_path, scheduler, texts):
+    """A local run's single files and a Dask run's folders replace each other whole."""
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts[:500]))
+    out = tmp_path / "out"
+    base = ["dedup", str(path), "--quiet", "--out", str(out)]
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main(base) == 0
+    local = pd.read_parquet(out / "clusters.parquet")
+    assert main([*base, *dask_args]) == 0
+    assert (out / "clusters.parquet").is_dir()
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "clusters.parquet"), local)
+    assert main(base) == 0
+    assert (out / "clusters.parquet").is_file()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "clusters.parquet", "pairs.parquet", "summary.json"
+    ]
+
+
 def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(de, "CONNECT_TIMEOUT", 1.0)
     path = write_jsonl(tmp_path / "a.jsonl", [{"text": "one two three"}])
