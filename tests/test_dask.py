@@ -267,6 +267,83 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefi
         client.wait_for_workers(2, timeout=30)  # the nanny's new worker, for the next test
 
 
+# -- a client that dies resumes from what is on disk ---------------------------------------
+CRASHING_CLIENT = """
+import os, sys
+import nearsim as ns
+from nearsim.run import dask_engine, dask_resume
+
+stage = sys.argv[4]
+if stage == "signatures":  # dies once every partition is signed, before banding
+    dask_engine._Run.find_pairs = lambda self: os._exit(3)
+else:  # dies the moment the stage is marked complete on disk
+    mark = dask_resume.Work.mark
+    def mark_and_die(self, name, figures):
+        mark(self, name, figures)
+        if name == stage:
+            os._exit(3)
+    dask_resume.Work.mark = mark_and_die
+dask_engine.dedup_dask(sys.argv[1], ns.Settings(threshold=0.7), scheduler=sys.argv[2],
+                       out=sys.argv[3], verify="exact", cluster_check=True, blocksize=40_000)
+"""
+
+
+@pytest.mark.parametrize("stage", ["signatures", "pairs", "clusters"])
+def test_a_client_that_dies_resumes_from_the_completed_stages_on_disk(
+    tmp_path, scheduler, texts, stage
+):
+    """The client process dies (``os._exit``) after a stage is on disk; run again, the
+    engine loads what was kept — each signed partition, the verified pairs, the clusters —
+    and writes the local engine's tables. After signing, three partitions' files are
+    removed too: only those are read and signed again."""
+    import subprocess
+    import sys
+
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    out = tmp_path / "out"
+    args = [str(path), scheduler, str(out), stage]
+    died = subprocess.run([sys.executable, "-c", CRASHING_CLIENT, *args], timeout=300)
+    assert died.returncode == 3
+    work = out / ".nearsim-work"
+    signed = sorted((work / "signatures").glob("part-*.pickle"))
+    assert len(signed) > 5 and not (out / "summary.json").exists()
+    if stage == "signatures":
+        for part in signed[2:5]:
+            part.unlink()
+    got = dedup_dask(path, SETTINGS, scheduler=scheduler, out=out, verify="exact",
+                     cluster_check=True, blocksize=40_000)  # fmt: skip
+    want = {"signatures": ["signatures"], "pairs": ["signatures", "pairs"],
+            "clusters": ["signatures", "pairs", "clusters"]}  # fmt: skip
+    assert got.summary["resumed"] == want[stage]
+    assert not work.exists()  # a finished run leaves no work folder
+    local = dedup(path, SETTINGS, verify="exact", cluster_check=True)
+    assert local.split_off > 0
+    for name, table in (("clusters", local.cluster_table()), ("pairs", local.pair_table())):
+        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), table)
+    assert got.summary["split_off"] == local.split_off
+    assert got.summary["candidates"] == local.candidates
+
+
+def test_a_different_job_in_the_same_folder_starts_afresh(tmp_path, scheduler, texts):
+    """What an earlier run kept is used only by the same input and options."""
+    import subprocess
+    import sys
+
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts[:800]))
+    out = tmp_path / "out"
+    died = subprocess.run(
+        [sys.executable, "-c", CRASHING_CLIENT, str(path), scheduler, str(out), "pairs"],
+        timeout=300,
+    )
+    assert died.returncode == 3 and (out / ".nearsim-work" / "pairs" / "done.json").exists()
+    other = ns.Settings(threshold=0.6)
+    got = dedup_dask(path, other, scheduler=scheduler, out=out, verify="exact",
+                     cluster_check=True, blocksize=40_000)  # fmt: skip
+    assert got.summary["resumed"] == []
+    local = dedup(path, other, verify="exact", cluster_check=True)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "pairs.parquet"), local.pair_table())
+
+
 # -- the command line ----------------------------------------------------------------------
 def test_the_command_line_writes_the_local_engine_s_files(tmp_path, scheduler, texts):
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))

@@ -70,6 +70,7 @@ from nearsim.io.corpora import CorpusReport, iter_corpus
 from nearsim.run import dask_clusters as dc
 from nearsim.run import dask_pairs as dp
 from nearsim.run import dask_read as dr
+from nearsim.run import dask_resume as dk
 from nearsim.run.options import (
     BUCKET_LIMIT,
     FORMATS,
@@ -408,36 +409,14 @@ class _Run:
         return self.client.submit(fn, *args, pure=False, **kwargs)
 
     def result(self, files: list[Path], blocksize: int | None, out: Path | None, fmt: str):
-        self.read(files, blocksize or _auto_blocksize(files, self.client))
+        self.read(files, blocksize or _auto_blocksize(files, self.client), out)
         exact = self.verify == "exact"
-        try:
-            candidates, accepted = self.find_pairs()
-        except TooManyPairsError:
-            raise TooManyPairsError(too_many_candidates(self.max_pairs)) from None
+        candidates, accepted = self.verified_pairs()
         pairs = dd_from(accepted, dp.accepted_frame, dp.accepted_meta(exact))
         npairs = sum(self.client.gather([self._submit(_pair_count, f) for f in accepted]))
         what = "clustering and checking members" if self.cluster_check else "clustering"
         with self.clock.stage("clusters", f"{what}: {npairs:,} pairs"):
-            stage = dc.Clusters(
-                self.client,
-                self.starts,
-                self.sizes,
-                self.n,
-                self.measure,
-                "jaccard" if exact else "estimate",
-                self.clock.say,
-            )
-            if npairs:
-                t = self.settings.threshold if self.cluster_check else None
-                root, sim, left = stage.run(pairs, t)
-                size = stage.sizes_of(root)
-            else:
-                root = [self._submit(dc.first_roots, s, m) for s, m in self._ranges()]
-                sim = [self._submit(np.ones, m, dtype=np.float64) for _, m in self._ranges()]
-                left = [self._submit(np.zeros, m, dtype=bool) for _, m in self._ranges()]
-                size = [self._submit(np.ones, m, dtype=np.int64) for _, m in self._ranges()]
-            split_off = sum(self.client.gather([self._submit(dc.count, f) for f in left]))
-        del left
+            root, sim, size, split_off, rounds = self.clusters(pairs, npairs)
         parts = [self.parts[i] for i in self.used]
         firsts = [self.first_record[i] for i in self.used]
         counts = self.client.gather(
@@ -466,10 +445,77 @@ class _Run:
             "split_off": int(split_off),
             "cluster_check": bool(self.cluster_check),
         }
-        extra = {"component_rounds": stage.rounds, "workers": len(self.client.nthreads())}
+        extra = {
+            "component_rounds": rounds,
+            "workers": len(self.client.nthreads()),
+            "resumed": self.resumed,
+        }
         if out is None:
             return self._gathered(tables, figures, extra, exact)
         return self._written(tables, figures, extra, out, fmt)
+
+    def verified_pairs(self) -> tuple[int, list]:
+        """Stages 2 and 3, or their result kept on disk by an earlier run of the same job."""
+        work = self.work
+        done = work.done("pairs")
+        if done is not None:
+            self.copies = done["exact_duplicates"]
+            self.resumed.append("pairs")
+            self.clock.say("resuming: the verified pairs are on disk")
+            paths = [work.part("pairs", i) for i in range(len(self.used))]
+            return done["candidates"], self.client.map(dk.kept, paths, pure=False)
+        try:
+            candidates, accepted = self.find_pairs()
+        except TooManyPairsError:
+            raise TooManyPairsError(too_many_candidates(self.max_pairs)) from None
+        if work.folder is not None:
+            accepted = [
+                self._submit(dk.keep, f, work.part("pairs", i)) for i, f in enumerate(accepted)
+            ]
+            self.client.gather([self._submit(_pair_count, f) for f in accepted])
+            work.mark("pairs", {"candidates": candidates, "exact_duplicates": self.copies})
+        return candidates, accepted
+
+    def clusters(self, pairs, npairs: int):
+        """Stage 4 up to the sizes, or its result kept on disk: futures per row partition
+        of roots, similarities and sizes; documents split off; rounds of components."""
+        work, exact = self.work, self.verify == "exact"
+        done = work.done("clusters")
+        if done is not None:
+            self.resumed.append("clusters")
+            self.clock.say("resuming: the clusters are on disk")
+            paths = [work.part("clusters", i) for i in range(len(self.used))]
+            held = self.client.map(dk.kept, paths, pure=False)
+            root, sim, size = ([self._submit(_item, f, j) for f in held] for j in range(3))
+            return root, sim, size, done["split_off"], done["rounds"]
+        stage = dc.Clusters(
+            self.client,
+            self.starts,
+            self.sizes,
+            self.n,
+            self.measure,
+            "jaccard" if exact else "estimate",
+            self.clock.say,
+        )
+        if npairs:
+            t = self.settings.threshold if self.cluster_check else None
+            root, sim, left = stage.run(pairs, t)
+            size = stage.sizes_of(root)
+        else:
+            root = [self._submit(dc.first_roots, s, m) for s, m in self._ranges()]
+            sim = [self._submit(np.ones, m, dtype=np.float64) for _, m in self._ranges()]
+            left = [self._submit(np.zeros, m, dtype=bool) for _, m in self._ranges()]
+            size = [self._submit(np.ones, m, dtype=np.int64) for _, m in self._ranges()]
+        split_off = sum(self.client.gather([self._submit(dc.count, f) for f in left]))
+        del left
+        if work.folder is not None:
+            held = [
+                self._submit(dk.keep, (r, x, z), work.part("clusters", i))
+                for i, (r, x, z) in enumerate(zip(root, sim, size, strict=True))
+            ]
+            self.client.gather([self._submit(_length, f) for f in held])
+            work.mark("clusters", {"split_off": split_off, "rounds": stage.rounds})
+        return root, sim, size, split_off, stage.rounds
 
     def _ranges(self):
         return zip(self.starts, self.sizes, strict=True)
@@ -566,10 +612,11 @@ class _Run:
             "format": fmt,
         }
         files.append(write_summary(summary, out))
+        self.work.remove()  # the run is whole: what was kept for a restart is not needed
         return WrittenRun(summary, files, self.report.summary())
 
     # 1. read and sign
-    def read(self, files: list[Path], blocksize: int) -> None:
+    def read(self, files: list[Path], blocksize: int, out: Path | None = None) -> None:
         client, reading = self.client, self.reading
         with self.clock.stage("plan", f"planning partitions of {blocksize:,} bytes"):
             plan = dr.plan_partitions(files, blocksize, reading.text_field, reading.id_field)
@@ -584,9 +631,16 @@ class _Run:
                 )
                 plan = dr.with_first_lines(plan, client.gather(counted))
         self.plan = plan
+        self.work = dk.Work(out, dk.fingerprint(files, plan, self.options()))
+        self.resumed = []
+        kept = self.work.signed()
+        if kept:
+            self.resumed.append("signatures")
+            self.clock.say(f"resuming: {kept} of {len(plan)} partitions are signed on disk")
         with self.clock.stage("signatures", f"reading and signing {len(plan)} partitions"):
+            paths = [self.work.part("signatures", i) for i in range(len(plan))]
             self.parts = client.map(
-                dr.read_partition, plan, settings=self.settings, reading=reading, pure=False
+                dk.read_or_load, plan, paths, settings=self.settings, reading=reading, pure=False
             )
             _show(client, self.parts, self.clock.show)
             metas = client.gather(client.map(dr.part_meta, self.parts, pure=False))
@@ -609,6 +663,18 @@ class _Run:
         self.used = [i for i in range(len(plan)) if sizes[i] > 0]
         self.starts = [int(starts[i]) for i in self.used]
         self.sizes = [int(sizes[i]) for i in self.used]
+
+    def options(self) -> dict:
+        """Everything but the input that changes this run's stages (for the work folder)."""
+        from nearsim.run.result import _query_string
+
+        return {
+            "settings": _query_string(self.settings),
+            "verify": self.verify,
+            "cluster_check": self.cluster_check,
+            "reading": list(self.reading[:3]),
+            "limits": [self.max_pairs, self.bucket_limit],
+        }
 
     # 2. and 3. bands, then verify
     def find_pairs(self) -> tuple[int, list]:
@@ -693,6 +759,14 @@ def _no_pairs(exact: bool) -> tuple[pd.DataFrame, int]:
 
 def _pair_count(result: tuple[pd.DataFrame, int]) -> int:
     return int(result[0].shape[0])
+
+
+def _item(values: tuple, i: int):
+    return values[i]
+
+
+def _length(values: tuple) -> int:
+    return len(values)
 
 
 def dd_from(futures: list, fn, meta):
