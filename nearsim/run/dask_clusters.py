@@ -203,7 +203,7 @@ def pair_columns(pairs: pd.DataFrame, exact: bool) -> dict:
 
 def write_part(columns: dict, folder: str, index: int, fmt: str) -> int:
     """Write one part, ``part-00000.<fmt>``, in ``folder``; its rows."""
-    from nearsim.io.outputs import write_table
+    from nearsim.run.outputs import write_table
 
     path = Path(folder) / f"part-{index:05d}.{fmt}"
     write_table(columns, path, fmt)

@@ -192,7 +192,7 @@ def dedup_dask(
     )
     fmt = check_choice(fmt, "fmt", FORMATS)
     if out is not None:
-        from nearsim.io.outputs import prepare_output
+        from nearsim.run.outputs import prepare_output
 
         out = prepare_output(out)  # a file there is refused before the cluster starts
     timeout = (
@@ -569,7 +569,7 @@ class _Run:
     def _written(self, tables: dict, figures: dict, extra: dict, out: Path, fmt: str):
         """The workers write each table as parts in a temporary folder; renamed when whole,
         ``summary.json`` last."""
-        from nearsim.io.outputs import prepare_output, publish, write_summary
+        from nearsim.run.outputs import prepare_output, publish, write_summary
         from nearsim.run.result import _query_string, peak_memory_bytes
 
         out = prepare_output(out)
