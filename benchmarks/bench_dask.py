@@ -165,18 +165,28 @@ def shuffled_bytes(docs: float, candidates: float) -> float:
     return docs * (24 + 18 * BANDS) + candidates * (16 + 16 + 4 * K + 40)
 
 
+def _nnls(columns: list[np.ndarray], y: np.ndarray) -> np.ndarray:
+    """Least squares with every coefficient ≥ 0, each run weighted by 1/y (relative error:
+    the small runs count as much as the large ones)."""
+    from scipy.optimize import nnls
+
+    a = np.stack(columns, 1) / y[:, None]
+    return nnls(a, np.ones_like(y))[0]
+
+
 def fit(runs: list[dict]) -> dict:
     n = np.array([r["documents"] for r in runs], float)
+    one = np.ones_like(n)
     cand = np.array([r["candidates"] for r in runs], float)
-    (a, b), *_ = np.linalg.lstsq(np.stack([n, n * n], 1), cand, rcond=None)
+    a, b = _nnls([n, n * n], cand)
     cpu = np.array([r["workers_cpu"] for r in runs], float)
-    (c, d), *_ = np.linalg.lstsq(np.stack([n, cand], 1), cpu, rcond=None)
+    c, d = _nnls([n, cand], cpu)
     wall = np.array([r["total"] for r in runs], float)
-    (e, f, g), *_ = np.linalg.lstsq(np.stack([np.ones_like(n), n, cand], 1), wall, rcond=None)
+    e, f, g = _nnls([one, n, cand], wall)
     client = np.array([r["peak"] for r in runs], float)
-    (h, i), *_ = np.linalg.lstsq(np.stack([np.ones_like(n), n], 1), client, rcond=None)
+    h, i = _nnls([one, n], client)
     workers = np.array([sum(r["worker_peaks"]) for r in runs], float)
-    (j, k), *_ = np.linalg.lstsq(np.stack([np.ones_like(n), n], 1), workers, rcond=None)
+    j, k = _nnls([one, n], workers)
     return dict(a=a, b=b, c=c, d=d, e=e, f=f, g=g, client0=h, client_per_doc=i,
                 workers0=j, workers_per_doc=k)  # fmt: skip
 
@@ -206,7 +216,8 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
             "worst ratio": f"{max(p['candidates'] / max(r['candidates'], 1), r['candidates'] / max(p['candidates'], 1), p['cpu'] / r['workers_cpu'], r['workers_cpu'] / p['cpu'], p['wall'] / r['total'], r['total'] / p['wall']):.2f}",  # noqa: E501
         })  # fmt: skip
     lines = [
-        f"Fitted (least squares on the Dask runs above): candidates = {m['a']:.3f}·n + "
+        f"Fitted (least squares on the Dask runs above, relative errors, coefficients ≥ 0): "
+        f"candidates = {m['a']:.3f}·n + "
         f"{m['b']:.3g}·n²; worker CPU s = {m['c'] * 1e6:.1f} µs·n + {m['d'] * 1e6:.1f} µs·"
         f"candidates; wall s (2 workers, this machine) = {m['e']:.1f} + {m['f'] * 1e6:.2f} µs·n "
         f"+ {m['g'] * 1e6:.2f} µs·candidates; bytes shuffled = n·{24 + 18 * BANDS} + "
@@ -232,7 +243,7 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
                 "workers N": workers,
                 "candidates": f"{p['candidates']:.3g}",
                 "shuffled GB": f"{p['bytes'] / 1e9:,.0f}",
-                "hours": f"{hours:,.1f}",
+                "hours": f"{hours:.2g}",
                 "per worker GB": f"{m['workers_per_doc'] * n / workers / 1e9:,.1f}",
                 "client GB": f"{(m['client0'] + m['client_per_doc'] * n) / 1e9:.1f}",
             })  # fmt: skip
@@ -266,6 +277,9 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--folder", help="where the corpora and outputs go (default: a temp)")
     parser.add_argument("--child", nargs=3, metavar=("ENGINE", "PATH", "OUT"))
+    parser.add_argument(
+        "--report-only", action="store_true", help="write the section from --folder's runs.json"
+    )
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(*args.child, args.workers)))
@@ -273,20 +287,26 @@ def main() -> None:
     folder = Path(args.folder or tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",")]
-    runs, local = [], []
-    for n in sizes:
-        path = folder / f"crawl-{n}.jsonl"
-        if not path.exists():
-            write_corpus(path, n)
-        row = run_child("dask", path, folder / f"dask-{n}", args.workers)
-        runs.append(row | {"label": f"dask, {args.workers} workers"})
-        if n <= 1_000_000 or (args.compare and n == sizes[-1]):
-            row = run_child("local", path, folder / f"local-{n}")
-            local.append(row | {"label": "local"})
-    equal = None
-    if args.compare:
-        equal = same_tables(folder / f"dask-{sizes[-1]}", folder / f"local-{sizes[-1]}")
-        print("same tables:", equal)
+    kept = folder / "runs.json"  # every run as it ends: the report can be written again
+    if args.report_only:
+        runs, local, equal = json.loads(kept.read_text())
+        sizes = [r["documents"] for r in runs]
+    else:
+        runs, local, equal = [], [], None
+        for n in sizes:
+            path = folder / f"crawl-{n}.jsonl"
+            if not path.exists():
+                write_corpus(path, n)
+            row = run_child("dask", path, folder / f"dask-{n}", args.workers)
+            runs.append(row | {"label": f"dask, {args.workers} workers"})
+            if n <= 1_000_000 or (args.compare and n == sizes[-1]):
+                row = run_child("local", path, folder / f"local-{n}")
+                local.append(row | {"label": "local"})
+            kept.write_text(json.dumps([runs, local, equal]))
+        if args.compare:
+            equal = same_tables(folder / f"dask-{sizes[-1]}", folder / f"local-{sizes[-1]}")
+            print("same tables:", equal)
+            kept.write_text(json.dumps([runs, local, equal]))
     small, big = runs[0], next(r for r in runs if r["documents"] == 400_000) if any(
         r["documents"] == 400_000 for r in runs) else runs[1]  # fmt: skip
     growth = (big["peak"] - small["peak"]) / (big["documents"] - small["documents"])
