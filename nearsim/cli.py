@@ -254,15 +254,18 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         from nearsim.run.dask_engine import dedup_dask
 
         gc.enable()  # off in the console script (nearsim._console); a client runs an event loop
+        # the workers write the tables (folders of parts): the client holds no per-document data
         result = dedup_dask(
-            args.inputs, settings, scheduler=args.scheduler, workers=args.workers, **common
-        )
+            args.inputs, settings, scheduler=args.scheduler, workers=args.workers,
+            out=args.out, fmt=args.format, **common,
+        )  # fmt: skip
+        files, s = result.files, result.summary
     else:
         from nearsim.run.local import dedup
 
         result = dedup(args.inputs, settings, **common)
-    files = write_outputs(result, args.out, args.format, progress=not args.quiet)
-    s = result.summary()
+        files = write_outputs(result, args.out, args.format, progress=not args.quiet)
+        s = result.summary()
     checked = f", {s['split_off']:,} split off by the member check" if args.cluster_check else ""
     _say(
         args.quiet,
