@@ -56,7 +56,7 @@ def test_signature_depends_on_the_set_only(shingles, data):
 
 
 def test_text_signatures_equal_the_shingle_lists():
-    texts = ns.example_corpus(300, seed=3)["text"].tolist() + ["", "ab", "Ünïcödé ΣΑΣ text"]
+    texts = [*ns.example_corpus(300, seed=3)["text"].tolist(), "", "ab", "Ünïcödé ΣΑΣ text"]
     for opts in ({}, {"kind": "word", "k": 2}, {"k": 3, "remove_punctuation": True}):
         mh = ns.MinHasher(64, 5, sketch=SMH)
         fast = mh.text_signatures(texts, **opts)
