@@ -268,8 +268,8 @@ FIELD_SPECS: dict[str, FieldSpec] = {
         ),
         FieldSpec(
             "sketch", "choice", "minhash", "Sketch",
-            "MinHash: k independent hash functions (the classic sketch this explorer "
-            "teaches). SuperMinHash: one pass over the shingles, a smaller estimation "
+            "MinHash: k independent hash functions (the classic sketch, the one the "
+            "explorer teaches). SuperMinHash: one pass over the shingles, a smaller estimation "
             "error, and its own S-curve.",
             choices=("minhash", "superminhash"),
             choice_labels=("MinHash", "SuperMinHash"),
