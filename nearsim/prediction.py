@@ -299,8 +299,16 @@ class TunerComparison:
 
 
 def compare_tuners(
-    similarity, weight, threshold, num_perm, fp_weight=0.5, *, min_recall=0.95, low=0.3,
-    sketch="minhash", union_size=None,
+    similarity,
+    weight,
+    threshold,
+    num_perm,
+    fp_weight=0.5,
+    *,
+    min_recall=0.95,
+    low=0.3,
+    sketch="minhash",
+    union_size=None,
 ) -> TunerComparison:
     """What the area tuner and the recall tuner choose on this corpus, and why they differ.
 

@@ -191,7 +191,6 @@ def _count_law(s, w, true, k, lf):
     return law
 
 
-
 @njit(cache=True, parallel=True)
 def _simulate(m, u, trials, cs, seed):
     """Agreement counts of pairs with union u and intersections ``cs``, over ``trials``
