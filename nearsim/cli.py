@@ -204,7 +204,7 @@ def _app_parser(sub) -> None:
 
 def _tune_parser(sub) -> None:
     p = sub.add_parser("tune", help="the tuner's best eight bands × rows for a threshold")
-    _settings_options(p, ("threshold", "num_perm", "fp_weight"))
+    _settings_options(p, ("threshold", "num_perm", "fp_weight", "sketch"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -281,13 +281,14 @@ def cmd_dedup(args: argparse.Namespace) -> int:
 def cmd_tune(args: argparse.Namespace) -> int:
     from nearsim.lsh import candidate_probability, tune
 
-    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight"))
-    t, k, w = settings.threshold, settings.num_perm, settings.fp_weight
-    choices = tune(t, k, w, 1.0 - w)[:8]
-    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}:")
+    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight", "sketch"))
+    t, k, w, sk = settings.threshold, settings.num_perm, settings.fp_weight, settings.sketch
+    choices = tune(t, k, w, 1.0 - w, sketch=sk)[:8]
+    curve = "" if sk == "minhash" else ", under SuperMinHash's own curve"
+    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}{curve}:")
     print(f"{'rank':>4} {'bands':>5} {'rows':>4} {'FP area':>10} {'FN area':>10} {'P(t)':>7}")
     for rank, c in enumerate(choices, start=1):
-        p = candidate_probability(t, c.b, c.r)
+        p = candidate_probability(t, c.b, c.r, sketch=sk, num_perm=k)
         print(f"{rank:>4} {c.b:>5} {c.r:>4} {c.fp:>10.5f} {c.fn:>10.5f} {p:>7.3f}")
     return 0
 
