@@ -242,7 +242,7 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         "max_candidates": args.max_candidates,
         "progress": not args.quiet,
     }
-    from nearsim.io.outputs import prepare_output, write_outputs
+    from nearsim.run.outputs import prepare_output, write_outputs
 
     prepare_output(args.out)
     if args.engine == "dask":

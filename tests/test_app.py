@@ -316,7 +316,7 @@ def test_clusters_check_detaches_members():
     no_errors(at)
     at.toggle(key="cluster_check").set_value(True).run()
     no_errors(at)
-    assert "Members detached by the check" in metrics(at)
+    assert "Members taken out by the check" in metrics(at)
 
 
 def test_compare_page_shows_the_seed_000_lesson():

@@ -113,4 +113,4 @@ def test_every_page_and_tab_works_on_every_source(source):
     at.switch_page("pages/views/clusters.py").run()
     at.toggle(key="cluster_check").set_value(True).run()
     no_errors(at)
-    assert "Members detached by the check" in metrics(at)
+    assert "Members taken out by the check" in metrics(at)

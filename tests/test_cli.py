@@ -529,7 +529,7 @@ def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
     lengths that are not a multiple of 8 and empty strings."""
     import pyarrow as pa
 
-    from nearsim.io.outputs import arrow_column as _arrow_column
+    from nearsim.run.outputs import arrow_column as _arrow_column
 
     got = _arrow_column(ids)
     got.validate(full=True)
@@ -542,8 +542,8 @@ def test_arrow_columns_from_buffers_equal_pyarrow_array(ids, flags, numbers):
 
 
 def test_parquet_tables_read_back_as_the_result_s_tables(corpus, tmp_path):
-    from nearsim.io.outputs import write_outputs
     from nearsim.run.local import dedup
+    from nearsim.run.outputs import write_outputs
 
     path, _, _ = corpus
     result = dedup([path], ns.Settings(), id_field="doc_id")

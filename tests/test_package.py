@@ -181,3 +181,17 @@ def test_the_wheel_installs_two_import_packages_and_no_generic_name(tmp_path):
     assert "nearsim_app/explorer/main.py" in names
     assert {f"nearsim_app/views/{v}.py" for v in ("documents", "banding", "export")} <= set(names)
     assert "nearsim/data/example_words.json" in names
+
+
+@pytest.mark.parametrize("command", [["pytest"], [sys.executable, "-m", "pytest"]])
+def test_plain_pytest_and_python_m_pytest_collect_every_test(command):
+    """Both ways of starting pytest from the repository root collect the same tests with no
+    error (the helper modules and the benchmark corpora are importable either way)."""
+    exe = [str(Path(sys.executable).with_name("pytest"))] if command == ["pytest"] else command
+    out = subprocess.run(
+        [*exe, "--collect-only", "-q", "-p", "no:cacheprovider"], cwd=ROOT,
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout[-2000:]
+    last = out.stdout.strip().splitlines()[-1]
+    assert "error" not in last and "tests collected" in last, last

@@ -282,3 +282,16 @@ def test_on_installed_documents_every_removal_is_within_the_threshold_of_what_is
     unchecked, _ = run_cli(path, tmp_path / "unchecked", "--verify", "exact")
     gone = unchecked[~unchecked["keep"]]
     assert gone["similarity_to_kept"].min() < 0.8  # without the check, chains remove more
+
+
+def test_the_explorer_s_member_check_is_the_run_s_rule(chained, tmp_path):
+    """The Clusters view's check and ``--cluster-check true --verify exact`` give the same
+    clusters on the same documents: the leavers of a chain are grouped again among
+    themselves, not left alone."""
+    path, texts = chained
+    table, _ = run_cli(path, tmp_path, "--verify", "exact", "--cluster-check", "true")
+    run = ns.pipeline.Runner(texts, ns.Settings(threshold=0.8))
+    detail, labels = run.get("check")
+    assert same_partition(labels, table["cluster"].to_numpy())
+    assert len(set(labels.tolist())) < len(texts) - 1  # grouped again, not all alone
+    assert (~detail["kept"]).sum() > 0

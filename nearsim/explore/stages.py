@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from nearsim.clustering import check_clusters
+from nearsim.clustering import ClusterCheck, check_against_kept, clusters
 from nearsim.explore.explain import shingle_length_profile
 from nearsim.explore.simhash_stages import (
     SIMHASH_SEED,
@@ -59,9 +59,36 @@ def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates)
     return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
 
 
-def check_stage(settings: Settings, clusters: np.ndarray, tokens: TokenSets):
-    """Every cluster member checked against its cluster's first document."""
-    return check_clusters(clusters, tokens, settings.threshold)
+def check_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray, tokens: TokenSets):
+    """Every cluster member checked against its cluster's kept document (its first), by
+    exact Jaccard, with ``nearsim dedup --cluster-check``'s rule: members below t leave
+    and are grouped again among themselves (:func:`nearsim.check_against_kept`).
+
+    Returns
+    -------
+    ClusterCheck
+        ``table``: one row per member of a cluster of two or more before the check: doc,
+        cluster (the label before), jaccard_to_kept (exact Jaccard with the document kept
+        in its place after the check; 1.0 for a kept one), kept (still in the cluster it
+        was joined to); ``labels``: the labels after the check.
+    """
+    n = valid.shape[0]
+
+    def similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return pair_jaccard(tokens, np.stack([a, b], axis=1))
+
+    check = check_against_kept(n, accepted, similarity, settings.threshold)
+    before = clusters(n, accepted)
+    members = np.flatnonzero(np.bincount(before, minlength=1)[before] >= 2)
+    table = pd.DataFrame(
+        {
+            "doc": members.astype(np.int64),
+            "cluster": before[members],
+            "jaccard_to_kept": check.similarity[members],
+            "kept": ~check.split_off[members],
+        }
+    )
+    return ClusterCheck(table, check.labels)
 
 
 def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
@@ -83,8 +110,8 @@ register(
               "Exact Jaccard of the candidates"),
         Stage("funnel", funnel_stage, ("tokens", "valid"), ("threshold",),
               "Counting what each filter of the exact join removes", True),
-        Stage("check", check_stage, ("clusters", "tokens"), ("threshold",),
-              "Checking clusters against their first documents", True),
+        Stage("check", check_stage, ("accepted", "valid", "tokens"), ("threshold",),
+              "Checking every member against its cluster's kept document", True),
         Stage("k_profile", k_profile_stage, ("texts",),
               ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
               "Measuring every shingle length", True),

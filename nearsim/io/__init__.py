@@ -1,9 +1,10 @@
-"""Documents in and tables out.
+"""Documents in: pasted text, files, CSV, whole corpora, the generated Example.
 
 - :mod:`~nearsim.io.documents`: one document source each — pasted text, CSV columns, text,
   Markdown and HTML files — with decoding of bytes in any encoding.
 - :mod:`~nearsim.io.corpora` (formats in :mod:`~nearsim.io.formats`, fast JSON lines in
   :mod:`~nearsim.io.jsonl_fast`): whole corpora read as a stream of batches.
 - :mod:`~nearsim.io.example`: the generated Example corpus.
-- :mod:`~nearsim.io.outputs`: the files a corpus run writes, each whole or not at all.
+
+The files a corpus run writes are the run layer's (:mod:`nearsim.run.outputs`).
 """

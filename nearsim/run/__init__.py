@@ -4,7 +4,9 @@
   the checks both engines apply to their arguments — light enough for ``nearsim --help``.
 - :mod:`~nearsim.run.signing`: the row stages of a batch of documents (validity,
   signatures, copy keys), which both engines run.
-- :mod:`~nearsim.run.result`: :class:`~nearsim.run.result.DedupResult`, what a run found.
+- :mod:`~nearsim.run.result`: :class:`~nearsim.run.result.DedupResult`, what a run found;
+  :mod:`~nearsim.run.outputs` writes it (``clusters``, ``pairs``, ``summary.json``, each
+  whole or not at all).
 - :mod:`~nearsim.run.progress`: stage timing and progress lines.
 - :mod:`~nearsim.run.local`: the local engine; :mod:`~nearsim.run.dask_engine` (with
   :mod:`~nearsim.run.dask_read` and :mod:`~nearsim.run.dask_pairs`) the Dask engine. Each

@@ -18,8 +18,10 @@ st.markdown(
     "Accepted pairs (candidates whose estimate reaches t) join documents into **clusters**, "
     "and clusters are transitive: if A is like B and B is like C, all three are grouped. A "
     "chain of small edits can therefore join documents whose ends are not similar at all. "
-    "The check compares every member with its cluster's **first document** (the one that "
-    "appeared first) and detaches members below t."
+    "The check compares every member with its cluster's **first document** (the one kept in "
+    "its place); members below t leave and are grouped again among themselves, until every "
+    "member is within t of the document kept for it — as `nearsim dedup --cluster-check true` "
+    "does."
 )
 
 page = state.require_documents()
@@ -30,7 +32,8 @@ table = run.get("cluster_table")
 check = st.toggle(
     "Check every member against its cluster's first document",
     key="cluster_check",
-    help="Members whose exact Jaccard with the first document is below t are detached.",
+    help="Members whose exact Jaccard with the first document is below t leave, and are "
+    "grouped again among themselves.",
 )
 detail = None
 if check and len(table):
@@ -44,7 +47,7 @@ m[0].metric("Clusters (2 or more documents)", f"{len(table):,}")
 m[1].metric("Documents in clusters", f"{int(table['size'].sum()) if len(table) else 0:,}")
 m[2].metric("Largest cluster", f"{int(table['size'].max()) if len(table) else 0:,}")
 if detail is not None:
-    m[3].metric("Members detached by the check", f"{int((~detail['kept']).sum()):,}")
+    m[3].metric("Members taken out by the check", f"{int((~detail['kept']).sum()):,}")
     after = cluster_table(kept_labels)
     st.caption(f"After the check: {len(after):,} clusters of two or more.")
 else:
@@ -62,7 +65,7 @@ shown["members"] = [
 ]
 if detail is not None:
     lost = detail.loc[~detail["kept"]].groupby("cluster").size()
-    shown["detached"] = shown["cluster"].map(lost).fillna(0).astype(int)
+    shown["taken out"] = shown["cluster"].map(lost).fillna(0).astype(int)
 st.dataframe(
     shown.drop(columns=["first"]),
     hide_index=True,
@@ -92,7 +95,7 @@ against = np.array([[first, d] for d in members[1:]], dtype=np.int64).reshape(-1
 jaccard = np.concatenate([[1.0], pair_jaccard(run.get("tokens"), against)])
 st.caption("Each member against the first document: words it added are green.")
 for d, jac in zip(members, jaccard, strict=True):
-    verdict = "" if jac >= settings.threshold else " — below t: the check detaches it"
+    verdict = "" if jac >= settings.threshold else " — below t: the check takes it out"
     st.markdown(
         f"**{html.escape(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}"
     )
@@ -120,7 +123,7 @@ if detail is not None:
         d = detail.copy()
         d["document"] = [docs.labels[x] for x in d["doc"]]
         st.dataframe(
-            d[["document", "cluster", "jaccard_to_first", "kept"]],
+            d[["document", "cluster", "jaccard_to_kept", "kept"]],
             hide_index=True,
             width="stretch",
         )
