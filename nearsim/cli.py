@@ -213,6 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     _dedup_parser(sub)
     _app_parser(sub)
     _tune_parser(sub)
+    from nearsim.audit.command import audit_parser
+
+    audit_parser(sub)
     return parser
 
 
@@ -333,7 +336,13 @@ def cmd_app(args: argparse.Namespace) -> int:
     return subprocess.call(cmd, cwd=script.parent)
 
 
-COMMANDS = {"dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app}
+def cmd_audit(args: argparse.Namespace) -> int:
+    from nearsim.audit.command import cmd_audit as run
+
+    return run(args)
+
+
+COMMANDS = {"dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "audit": cmd_audit}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
