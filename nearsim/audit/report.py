@@ -208,6 +208,20 @@ def html_report(result: dict) -> str:
             f"<pre>{escape(kept)}</pre></div><div><small>least similar (row "
             f"{g['least_similar_row']})</small><pre>{escape(least)}</pre></div></div>"
         )
+    worst = result.get("_worst", [])[:5]
+    if worst:
+        body.append(
+            "<h2>Removed documents least like the one kept</h2><p class='cap'>From the "
+            "precision sample: removed documents below the threshold, beside the document kept "
+            "in their place.</p>"
+        )
+    for w in worst:
+        body.append(
+            f"<h3>Row {w['row']} removed for row {w['kept']}: Jaccard {w['jaccard']:.2f}</h3>"
+            f"<div class='pair'><div><small>kept (row {w['kept']})</small>"
+            f"<pre>{escape(w['kept_text'] or '')}</pre></div><div><small>removed (row "
+            f"{w['row']})</small><pre>{escape(w['text'])}</pre></div></div>"
+        )
     if result.get("missed"):
         body += [
             "<h2>Pairs the run missed</h2>",

@@ -268,7 +268,10 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
         "sample": measured["sample"],
         "by_similarity": measured["by_similarity"],
         "missed": measured["missed"],
-        "worst_removed": measured["worst_removed"],
+        "worst_removed": [
+            {k: w[k] for k in ("row", "kept", "jaccard")} for w in measured["worst_removed"]
+        ],
+        "_worst": [w for w in measured["worst_removed"] if w["text"] is not None],
         "keep_apart": apart_report,
         "source": found.source,
         "settings": settings.to_query() if hasattr(settings, "to_query") else {},

@@ -36,6 +36,7 @@ PAGES = (
     ("clusters.py", "Clusters", ":material/workspaces:"),
     ("compare.py", "Compare", ":material/compare_arrows:"),
     ("export.py", "Export", ":material/output:"),
+    ("audit.py", "Audit", ":material/fact_check:"),
 )
 
 
