@@ -95,7 +95,7 @@ def bars_svg(rows: list[tuple[str, float, float]], xlabel: str, legend: tuple[st
     """Horizontal bars, one per (label, total, part): the part drawn over the total."""
     if not rows:
         return ""
-    w, bar, gap, left = 640, 18, 6, 170
+    w, bar, gap, left = 640, 18, 6, 220
     h = 40 + len(rows) * (bar + gap)
     top = max(r[1] for r in rows) or 1.0
     parts = [f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="{escape(xlabel)}">']
@@ -104,7 +104,7 @@ def bars_svg(rows: list[tuple[str, float, float]], xlabel: str, legend: tuple[st
         tw = (w - left - 70) * total / top
         pw = (w - left - 70) * part / top
         parts.append(f'<text x="{left - 8}" y="{y + 13}" text-anchor="end">'
-                     f"{escape(label[:26])}</text>")  # fmt: skip
+                     f"{escape(label[:34])}</text>")  # fmt: skip
         parts.append(f'<rect x="{left}" y="{y}" width="{tw:.1f}" height="{bar}" fill="#d0ebff"/>')
         parts.append(f'<rect x="{left}" y="{y}" width="{pw:.1f}" height="{bar}" fill="#e8590c"/>')
         share = part / total if total else 0.0
@@ -112,19 +112,23 @@ def bars_svg(rows: list[tuple[str, float, float]], xlabel: str, legend: tuple[st
     y = h - 14
     parts.append(f'<rect x="{left}" y="{y - 10}" width="12" height="12" fill="#d0ebff"/>'
                  f'<text x="{left + 16}" y="{y}">{escape(legend[0])}</text>'
-                 f'<rect x="{left + 150}" y="{y - 10}" width="12" height="12" fill="#e8590c"/>'
-                 f'<text x="{left + 166}" y="{y}">{escape(legend[1])}</text>')  # fmt: skip
+                 f'<rect x="{left + 170}" y="{y - 10}" width="12" height="12" fill="#e8590c"/>'
+                 f'<text x="{left + 186}" y="{y}">{escape(legend[1])}</text>')  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _similarity_svg(bands: list[dict], threshold: float) -> str:
+    """Per 0.05 band with sampled pairs (from 0.3 up): the share the run put in one cluster,
+    on a 0–100% scale, labelled with the band's estimated number of corpus pairs."""
     rows = [
-        (f"J {b['low']:.2f}–{b['low'] + 0.05:.2f}", b["pairs"], b["together"])
+        (f"J {b['low']:.2f}–{b['low'] + 0.05:.2f} ({b['pairs']:,.0f})", 1.0,
+         b["together"] / b["pairs"] if b["pairs"] else 0.0)
         for b in bands
         if b["sampled"] and b["low"] >= 0.3
-    ]
-    return bars_svg(rows[::-1], "pairs by similarity", ("pairs (estimated)", "in one cluster"))
+    ]  # fmt: skip
+    return bars_svg(rows[::-1], "share in one cluster by similarity", ("all pairs of the band",
+                    "put in one cluster"))  # fmt: skip
 
 
 def html_report(result: dict) -> str:
@@ -190,9 +194,10 @@ def html_report(result: dict) -> str:
     body += [
         "<h2>Pairs by similarity</h2>",
         "<p class='cap'>Pairs around the sampled documents over the whole range of similarity "
-        "(all pairs above the floor, a uniform sample below it), scaled to the corpus: how "
-        f"many pairs each band holds, and the share the run put in one cluster. Bands at "
-        f"J ≥ {t:g} should be in one cluster; bands well below it should not.</p>",
+        "(all pairs above the floor, a uniform sample below it): for each band of exact "
+        "similarity, the share of its pairs the run put in one cluster, and in brackets how "
+        f"many pairs of the corpus the band holds (estimated). Bands at J ≥ {t:g} should be "
+        "near 100%; bands well below it near 0%.</p>",
         _similarity_svg(result["by_similarity"], t),
         "<h2>The largest clusters</h2>",
         "<p class='cap'>Each with its least similar member: the kept document (left) beside "
