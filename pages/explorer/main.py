@@ -37,6 +37,7 @@ PAGES = (
     ("compare.py", "Compare", ":material/compare_arrows:"),
     ("query.py", "Query", ":material/search:"),
     ("export.py", "Export", ":material/output:"),
+    ("audit.py", "Audit", ":material/fact_check:"),
 )
 
 
