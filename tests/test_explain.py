@@ -72,9 +72,23 @@ def test_a_large_corpus_is_sampled_and_says_how_many():
     assert grow["share_in_one_document"].is_monotonic_increasing
 
 
+def test_long_documents_are_measured_within_the_character_budget():
+    """Documents of 1,000 characters and a budget of 20,000: a random 20 of the 100 (their
+    lengths add up to exactly the budget), every k; under the budget nothing changes."""
+    texts = [(t * 10)[:1000] for t in ns.example_corpus(300, seed=3)["text"].tolist()[:100]]
+    got = explain.shingle_length_profile(texts, ks=[3, 5], max_characters=20_000)
+    assert got["documents"].tolist() == [20, 20]
+    whole = explain.shingle_length_profile(texts, ks=[3, 5], seed=2)
+    assert whole["documents"].tolist() == [100, 100]
+    short = explain.shingle_length_profile(texts[:10], ks=[3], max_characters=10_000)
+    assert short["documents"].tolist() == [10]
+    two = explain.shingle_length_profile(texts[:10], ks=[3], max_characters=1_000)
+    assert two["documents"].tolist() == [2]  # never fewer than two
+
+
 @pytest.mark.parametrize(
     ("kwargs", "word"),
-    [({"sample": 1}, "sample"), ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"),
+    [({"sample": 1}, "sample"), ({"max_characters": 999}, "max_characters"), ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"),
      ({"kind": "byte"}, "kind")],
 )  # fmt: skip
 def test_bad_arguments_name_themselves(kwargs, word):

@@ -308,6 +308,7 @@ def shingle_length_profile(
     sample: int = 2000,
     pairs: int = 2000,
     seed: int = 0,
+    max_characters: int = 1_000_000,
     lowercase: bool = True,
     remove_punctuation: bool = False,
     collapse_whitespace: bool = True,
@@ -329,6 +330,12 @@ def shingle_length_profile(
     pairs : int
         Random pairs for the mean Jaccard, 1 to 100,000.
     seed : int
+    max_characters : int
+        At most this many characters are measured, 1,000 to 100,000,000: when the sampled
+        documents hold more, a seeded random subset of them whose lengths add up to at most
+        this (at least two documents) is measured instead. Each of the twelve lengths cuts
+        every shingle again: 2,000 manual pages (15 million characters) took 17 s, the
+        same number of short news items 0.3 s.
     lowercase, remove_punctuation, collapse_whitespace : bool
         Normalisation, as in :func:`nearsim.shingles`.
 
@@ -345,6 +352,7 @@ def shingle_length_profile(
     sample = check_int(sample, "sample", low=2, high=20_000)
     pairs = check_int(pairs, "pairs", low=1, high=100_000)
     seed = check_int(seed, "seed", low=0)
+    max_characters = check_int(max_characters, "max_characters", low=1000, high=10**8)
     if ks is None:
         ks = range(1, 13) if kind == "char" else range(1, 7)
     ks = [check_int(k, "ks", low=1, high=50) for k in ks]
@@ -353,6 +361,11 @@ def shingle_length_profile(
     rng = np.random.default_rng(seed)
     if len(docs) > sample:
         docs = [docs[i] for i in np.sort(rng.choice(len(docs), sample, replace=False))]
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    if int(lengths.sum()) > max_characters:  # long documents: fewer of them, whole
+        order = rng.permutation(len(docs))
+        fits = int(np.searchsorted(np.cumsum(lengths[order]), max_characters, side="right"))
+        docs = [docs[i] for i in np.sort(order[: max(fits, 2)])]
     n = len(docs)
     pr = _random_pairs(n, pairs, rng)
     rows = []
