@@ -88,8 +88,8 @@ def test_long_documents_are_measured_within_the_character_budget():
 
 @pytest.mark.parametrize(
     ("kwargs", "word"),
-    [({"sample": 1}, "sample"), ({"max_characters": 999}, "max_characters"), ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"),
-     ({"kind": "byte"}, "kind")],
+    [({"sample": 1}, "sample"), ({"max_characters": 999}, "max_characters"),
+     ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"), ({"kind": "byte"}, "kind")],
 )  # fmt: skip
 def test_bad_arguments_name_themselves(kwargs, word):
     with pytest.raises(ValueError, match=word):

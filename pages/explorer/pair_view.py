@@ -4,20 +4,19 @@ MinHash page)."""
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from nearsim.explore.explain import explain_pair
 
 from . import charts_teach, drawing
 from .diff import side_by_side
+from .safe_text import md
 
 SHOWN_SHINGLES = 12
 
 
 def _some(shingles: list[str]) -> str:
-    shown = " · ".join(html.escape(s.replace(" ", "␣")) for s in shingles[:SHOWN_SHINGLES])
+    shown = " · ".join(md(s.replace(" ", "␣")) for s in shingles[:SHOWN_SHINGLES])
     return shown + (" …" if len(shingles) > SHOWN_SHINGLES else "")
 
 

@@ -27,6 +27,7 @@ from nearsim.io.documents import (
 from nearsim.settings import Settings
 
 from . import settings_ui
+from .safe_text import md
 
 MAX_DOCUMENTS = 20_000
 PASTE_KEY = "paste_text"
@@ -160,7 +161,7 @@ def _csv_documents(settings: Settings) -> Documents:
     try:
         rows = read_csv_column_rows(data, column, header=st.session_state.get(CSV_HEADER))
     except ValueError as exc:
-        raise DocumentsUnavailable(f"{name}: {exc}") from None
+        raise DocumentsUnavailable(f"{md(name)}: {md(str(exc))}") from None
     return _make(
         rows["text"].tolist(),
         [f"row {r}" for r in rows["row"].tolist()],
@@ -235,6 +236,16 @@ def _corpus_sample(paths: tuple[str, ...], stamp: tuple, text_field: str, id_fie
     return texts, df["id"].tolist(), total, skipped, problems, pipeline.digest(texts)
 
 
+def without_paths(exc: Exception, paths: list[str], name: str) -> str:
+    """An error's message with an uploaded file's saved path replaced by the file's own name
+    (the server's temporary folder means nothing to the user)."""
+    text = str(exc)
+    if st.session_state.get(CORPUS_STATE):
+        for p in paths:
+            text = text.replace(p, name)
+    return text
+
+
 def file_stamp(paths: list[str]) -> tuple:
     """What identifies the files' current contents for a cache: paths, sizes, times."""
     import os
@@ -269,7 +280,7 @@ def _corpus_documents(settings: Settings) -> Documents:
             tuple(paths), stamp, field, id_field
         )
     except (ValueError, OSError) as exc:
-        raise DocumentsUnavailable(f"{name}: {exc}") from None
+        raise DocumentsUnavailable(f"{md(name)}: {md(without_paths(exc, paths, name))}") from None
     sampled = total > len(texts)
     summary = (
         f"{name}, field {field!r}: "

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import pair_view, state
 from nearsim_app.explorer.diff import diff_html
+from nearsim_app.explorer.safe_text import html_block, md
 
 from nearsim import pair_jaccard
 from nearsim.clustering import cluster_table
@@ -96,11 +95,9 @@ jaccard = np.concatenate([[1.0], pair_jaccard(run.get("tokens"), against)])
 st.caption("Each member against the first document: words it added are green.")
 for d, jac in zip(members, jaccard, strict=True):
     verdict = "" if jac >= settings.threshold else " — below t: the check takes it out"
-    st.markdown(
-        f"**{html.escape(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}"
-    )
+    st.markdown(f"**{md(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}")
     body = (
-        html.escape(docs.texts[d]) if d == first else diff_html(docs.texts[first], docs.texts[d])[1]
+        html_block(docs.texts[d]) if d == first else diff_html(docs.texts[first], docs.texts[d])[1]
     )
     st.markdown(
         f'<div style="font-size:0.92rem;line-height:1.5">{body}</div>', unsafe_allow_html=True

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts, drawing, launch, settings_ui, state
+from nearsim_app.explorer.safe_text import md
 
 from nearsim.io.documents import DOCUMENT_EXTENSIONS
 
@@ -62,11 +63,11 @@ elif settings.source == "csv":
         try:
             info, guess = state.csv_choices(data, ss.get(state.CSV_HEADER))
         except ValueError as exc:
-            st.error(f"{name}: {exc}")
-            info = None
+            st.error(f"{md(name)}: {md(str(exc))}")
+            st.stop()  # said once: the page's documents would repeat it
         if info is not None:
             st.caption(
-                f"Using **{name}** ({len(data):,} bytes, {info.rows:,} rows), kept in this "
+                f"Using **{md(name)}** ({len(data):,} bytes, {info.rows:,} rows), kept in this "
                 "browser. Upload another file to replace it."
             )
             if not info.has_header:
@@ -105,8 +106,8 @@ elif settings.source == "corpus":
         try:
             fields, guess = state.corpus_info(tuple(paths), state.file_stamp(paths))
         except (ValueError, OSError) as exc:
-            st.error(f"{name}: {exc}")
-            fields = ()
+            st.error(f"{md(name)}: {md(state.without_paths(exc, paths, name))}")
+            st.stop()  # said once: the page's documents would repeat it
         if fields:
             if ss.get(state.CORPUS_FIELD) not in fields:
                 given = launch.corpus_arguments().text_field
@@ -135,11 +136,11 @@ if page is None:
 
 docs = page.docs
 for problem in docs.problems:
-    st.warning(problem)
+    st.warning(md(problem))
 counts = page.run.get("shingles").counts
 below = ~page.run.get("valid")
 
-st.caption(docs.summary)
+st.caption(md(docs.summary))
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Documents", f"{docs.n:,}")
 c2.metric("Median shingles per document", f"{np.median(counts):,.0f}")

@@ -3,12 +3,11 @@ hand, the estimator's spread, and how the shingle length k changes what is rare.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts_teach, drawing, pair_view, state
+from nearsim_app.explorer.safe_text import md
 
 from nearsim.explore.explain import estimate_spread, worked_example
 from nearsim.minhash import MinHasher
@@ -73,7 +72,7 @@ def shingles_tab() -> None:
     # Plain monospace HTML, not st.code: the code block's highlighter is 1.5 MB of script
     # that the browser would load, compile and run for this one list (0.25 s of a 0.5 s
     # first visit of this page, measured in chromium).
-    shown = " · ".join(html.escape(s.replace(" ", "␣")) for s in sh[:SHOWN_SHINGLES])
+    shown = " · ".join(md(s.replace(" ", "␣")) for s in sh[:SHOWN_SHINGLES])
     more = " …" if len(sh) > SHOWN_SHINGLES else ""
     st.markdown(
         f'<div data-testid="{SHINGLES_TEST_ID}" style="{SHINGLE_STYLE}">{shown}{more}</div>',
@@ -93,7 +92,7 @@ def hash_tab() -> None:
             "uses seed 0. Change the hash seed in the sidebar to draw other functions."
         )
     with right:
-        st.markdown(f"**Which shingle wins each position** of {docs.labels[doc]}")
+        st.markdown(f"**Which shingle wins each position** of {md(docs.labels[doc])}")
         if not sh:
             st.info("This document has no shingles, so its signature is all 2³² − 1.")
             return

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts_threshold, drawing, keys, labelling, settings_ui, state
 from nearsim_app.explorer.diff import side_by_side
+from nearsim_app.explorer.safe_text import md
 
 from nearsim.explore.labels import best_threshold, label_curve, labels_to_csv, read_labels_csv
 from nearsim.explore.threshold_pairs import LABEL_PER_ROUND, LOW_JOIN
@@ -73,11 +74,13 @@ def import_labels() -> None:
     try:
         imported = read_labels_csv(data, n=docs.n)
     except ValueError as exc:
-        ss[NOTE] = ("error", f"{up.name}: {exc}")
+        ss[NOTE] = ("error", f"{md(up.name)}: {md(str(exc))}")
         return
     new, replaced = labelling.merge(digest, imported)
     ss[IMPORTED] = ident
-    text = f"Imported {len(imported):,} labels from {up.name}: {new:,} new, {replaced:,} replaced."
+    text = (
+        f"Imported {len(imported):,} labels from {md(up.name)}: {new:,} new, {replaced:,} replaced."
+    )
     here = pair_jaccard(run.get("tokens"), imported[["i", "j"]].to_numpy(np.int64))
     differ = int((np.abs(here - imported["jaccard"].to_numpy()) > 1e-9).sum())
     if differ:
@@ -205,8 +208,8 @@ def label_view() -> None:
         lo = float(similarity_band([jac])[0]) * BAND_WIDTH
         got = labelling.label_of(digest, i, j)
         st.markdown(
-            f"**Pair {pos + 1} of {n}**: {docs.labels[i]} and {docs.labels[j]}, exact Jaccard "
-            f"**{jac:.3f}** (range {lo:.2f}–{lo + BAND_WIDTH:.2f})."
+            f"**Pair {pos + 1} of {n}**: {md(docs.labels[i])} and {md(docs.labels[j])}, "
+            f"exact Jaccard **{jac:.3f}** (range {lo:.2f}–{lo + BAND_WIDTH:.2f})."
             + (f" Your label: **{got}** — a key or a button changes it." if got else "")
         )
         side_by_side(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
