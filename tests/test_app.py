@@ -326,7 +326,7 @@ def test_compare_page_shows_the_seed_000_lesson():
     no_errors(at)
     m = metrics(at)
     ours = float(m["Ours: mean distance of 100 documents"].split()[0])
-    broken = float(m["Seed 000's hash: mean distance of 100 documents"].split()[0])
+    broken = float(m["The job board's broken hash: mean distance of 100 documents"].split()[0])
     assert ours > broken + 8
 
 

@@ -230,7 +230,7 @@ def k_tab() -> None:
 
 
 tabs = st.tabs(
-    ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"],
+    ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing the shingle length"],
     key="minhash_tab",
     on_change="rerun",  # lazy: only the open tab's content is computed
 )

@@ -27,11 +27,11 @@ MIN_LABELS = 10  # decisive labels before a threshold is suggested
 st.title("Threshold")
 st.markdown(
     "**Choose t: hand labels and the removal rate.** Exact Jaccard is not the truth you "
-    "care about: seed 002's author read the pairs near the cut-off and found the same list "
-    "in two languages at 0.96 (not a duplicate) and the same stadium under two slugs at "
-    "0.72–0.85 (a duplicate). Label pairs drawn from each 0.05 range of similarity around "
-    "t, see which threshold your labels support, and see what share of the documents a run "
-    "would remove at each threshold."
+    "care about: a crawler's team, studying where to set the threshold, read the pairs near "
+    "the cut-off and found the same list in two languages at 0.96 (not a duplicate) and the "
+    "same stadium under two slugs at 0.72–0.85 (a duplicate). Label pairs drawn from each "
+    "0.05 range of similarity around t, see which threshold your labels support, and see "
+    "what share of the documents a run would remove at each threshold."
 )
 
 page = state.require_documents()
