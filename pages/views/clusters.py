@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import streamlit as st
-from nearsim_app.explorer import pair_view, state
+from nearsim_app.explorer import charts_threshold, drawing, giants_view, pair_view, state
 from nearsim_app.explorer.diff import diff_html
 from nearsim_app.explorer.safe_text import html_block, md
 
@@ -55,6 +55,15 @@ else:
 if not len(table):
     st.info("No accepted pairs at these settings, so every document is alone.")
     st.stop()
+
+giants_view.warn(page, on_clusters=True)
+with st.expander("Cluster sizes", expanded=bool(len(run.get("giants").giants))):
+    drawing.chart(charts_threshold.cluster_sizes, table["size"].to_numpy())
+    st.caption(
+        "How many clusters have each size, both axes logarithmic. Most near duplicates come "
+        "in pairs and triples; a point far to the right is a family of templated documents "
+        "or a chain."
+    )
 
 shown = table.head(500).copy()
 shown["first document"] = [docs.labels[f] for f in shown["first"]]

@@ -8,7 +8,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import streamlit as st
-from nearsim_app.explorer import charts_threshold, drawing, keys, labelling, settings_ui, state
+from nearsim_app.explorer import (
+    charts_threshold,
+    drawing,
+    giants_view,
+    keys,
+    labelling,
+    settings_ui,
+    state,
+)
 from nearsim_app.explorer.diff import side_by_side
 from nearsim_app.explorer.safe_text import md
 
@@ -389,6 +397,7 @@ def removal_view() -> None:
         )
         m[1].metric("Clusters of two or more", f"{int(row.clusters):,}")
         m[2].metric("Largest cluster", f"{int(row.largest):,}")
+    giants_view.warn(page, on_clusters=False)
     target = st.number_input(
         "Target share of documents to remove (%)",
         min_value=0.0,
