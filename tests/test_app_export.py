@@ -248,14 +248,14 @@ def test_powers_of_ten_pick_n_and_settings_change_the_sizing():
     assert metrics(at)["Signature memory"] == humanize.naturalsize(4 * 256 * 10**9)
 
 
-@pytest.mark.parametrize("n", [5, 999_999, 10**10 + 1, 10**15])
+@pytest.mark.parametrize("n", [5, 999, 10**10 + 1, 10**15])
 def test_bad_n_is_a_clear_message(n):
     at = export_page()
     at.number_input(key="sizing_n").set_value(n).run()
     no_errors(at)
     (warning,) = at.warning
     assert f"N = {n:,} documents is outside" in warning.value
-    assert "1,000,000 (10⁶) to 10,000,000,000 (10¹⁰)" in warning.value
+    assert "1,000 (10³) to 10,000,000,000 (10¹⁰)" in warning.value
     assert "Signature memory" not in metrics(at)
     at.number_input(key="sizing_n").set_value(10**7).run()  # and a good one brings it back
     assert not at.warning and "Signature memory" in metrics(at)

@@ -3,7 +3,12 @@ one click away."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
+
+from nearsim.explore.removal import GROUP_LOSS, removal_by_group
+
+from .safe_text import md
 
 CHECK_KEY = "cluster_check"  # the Clusters view's toggle
 
@@ -66,3 +71,40 @@ def warn(page, *, on_clusters: bool) -> None:
 
         _turn_on()
         st.switch_page(page_path("clusters.py"))
+
+
+def by_group(page, labels, *, what: str) -> None:
+    """Removal per group (the corpus's group field) for these cluster labels: a table, and
+    a warning naming each group that loses most of its documents."""
+    docs = page.docs
+    if docs.groups is None:
+        return
+    table = removal_by_group(labels, docs.groups)
+    lost = table[table["most_lost"]]
+    st.markdown(f"**Removal per {md(docs.group_field or 'group')}** ({what})")
+    if len(lost):
+        named = ", ".join(
+            f"{md(str(g))} ({int(r):,} of {int(d):,})"
+            for g, r, d in zip(lost["group"], lost["removed"], lost["documents"], strict=True)
+        )
+        st.warning(
+            f"{len(lost):,} group{'s lose' if len(lost) > 1 else ' loses'} more than "
+            f"{GROUP_LOSS:.0%} of {'their' if len(lost) > 1 else 'its'} documents: {named}. "
+            "When one source loses most of what was fetched, look at its clusters before "
+            "running.",
+            icon=":material/warning:",
+        )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "group": table["group"],
+                "documents": table["documents"],
+                "removed": table["removed"],
+                "share removed": table["share"],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        height=min(36 * (len(table) + 1) + 2, 280),
+        column_config={"share removed": st.column_config.NumberColumn(format="percent")},
+    )

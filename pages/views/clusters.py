@@ -57,6 +57,9 @@ if not len(table):
     st.stop()
 
 giants_view.warn(page, on_clusters=True)
+giants_view.by_group(
+    page, kept_labels, what="after the member check" if detail is not None else "at these settings"
+)
 with st.expander("Cluster sizes", expanded=bool(len(run.get("giants").giants))):
     drawing.chart(charts_threshold.cluster_sizes, table["size"].to_numpy())
     st.caption(

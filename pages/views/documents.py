@@ -112,12 +112,35 @@ elif settings.source == "corpus":
             if ss.get(state.CORPUS_FIELD) not in fields:
                 given = launch.corpus_arguments().text_field
                 ss[state.CORPUS_FIELD] = given if given in fields else guess
-            st.selectbox(
+            given_id = launch.corpus_arguments().id_field
+            if ss.get(state.CORPUS_ID) not in (state.NO_FIELD, *fields):
+                ss[state.CORPUS_ID] = given_id if given_id in fields else state.NO_FIELD
+            if ss.get(state.CORPUS_GROUP) not in (state.NO_FIELD, *fields):
+                ss[state.CORPUS_GROUP] = state.NO_FIELD
+            pick = st.columns(3)
+            pick[0].selectbox(
                 "Text field",
                 list(fields),
                 key=state.CORPUS_FIELD,
                 help="The field holding each document's text; the one that looks most like "
                 "text is chosen first.",
+                persist_state="session",
+            )
+            pick[1].selectbox(
+                "Id field",
+                [state.NO_FIELD, *fields],
+                key=state.CORPUS_ID,
+                help="What to call each document in every pair and cluster list and in the "
+                "exported command (--id-field); none: its line or row number.",
+                persist_state="session",
+            )
+            pick[2].selectbox(
+                "Group field",
+                [state.NO_FIELD, *fields],
+                key=state.CORPUS_GROUP,
+                help="A field such as the source or site of each document: removal is "
+                "shown per group, and a group losing most of its documents is named "
+                "(--group-field).",
                 persist_state="session",
             )
 elif settings.source == "files":

@@ -17,15 +17,16 @@ from nearsim_app.explorer import charts_export, drawing, launch, settings_ui, st
 from nearsim import pipeline
 from nearsim.explore.export import VERIFY_MODES, dedup_command, peer_configs
 from nearsim.explore.presets import PRESET_FIELDS, PRESETS, Preset, banding_words
-from nearsim.explore.sizing import measure_throughput, sizing
+from nearsim.explore.sizing import measure_throughput, run_plan, sizing
 from nearsim.prediction import similarity_weights
+from nearsim.run.options import MAX_CANDIDATES
 from nearsim.settings import Settings
 
 ss = st.session_state
 APPLIED = "_preset_applied"
 INPUT, FIELD, OUT, VERIFY = "export_input", "export_text_field", "export_out", "export_verify"
 SIZE, SIZE_PICK = "sizing_n", "sizing_pick"
-SIZE_LOW, SIZE_HIGH, SIZE_DEFAULT = 10**6, 10**10, 10**8
+SIZE_LOW, SIZE_HIGH = 10**3, 10**10
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 PEER_NAMES = {
     "datatrove": "datatrove",
@@ -202,6 +203,9 @@ try:
         "text_field": text_field if text_field != "text" else None,
         "verify": verify if verify != "estimate" else None,
     }
+    if page is not None and page.docs.source == "corpus":  # the fields chosen on Documents
+        options["id_field"] = page.docs.id_field
+        options["group_field"] = page.docs.group_field
     command = dedup_command(settings, inputs, ss[OUT].strip(), **options)
     linked = dedup_command(settings, inputs, ss[OUT].strip(), use_settings=True, **options)
 except ValueError as exc:  # an empty box, a path that reads as an option, a stray quote
@@ -259,14 +263,28 @@ def pick_size() -> None:
     ss[SIZE_PICK] = None
 
 
-ss.setdefault(SIZE, SIZE_DEFAULT)
+def loaded_size() -> int:
+    """The whole of what is loaded: a corpus file's record count, else the documents here."""
+    if page is None:
+        return 10**6
+    return int(page.docs.total or page.docs.n)
+
+
+full = max(SIZE_LOW, loaded_size())
+if ss.get("_sizing_for") != (page.docs.digest if page is not None else None):
+    ss[SIZE] = full  # a new corpus: start from its own size
+    ss["_sizing_for"] = page.docs.digest if page is not None else None
+ss.setdefault(SIZE, full)  # the box's value is dropped on pages that do not draw it
 size_cols = st.columns([2, 3])
 size_cols[0].number_input(
-    "Documents in the corpus, N", key=SIZE, step=10**6, help="10⁶ … 10¹⁰ documents."
+    "Documents in the corpus, N",
+    key=SIZE,
+    step=1000,
+    help=f"10³ … 10¹⁰ documents; it starts at the size of what you loaded ({full:,}).",
 )
 size_cols[1].segmented_control(
     "Or pick",
-    [10**e for e in range(6, 11)],
+    [10**e for e in range(4, 11)],
     format_func=power,
     key=SIZE_PICK,
     on_change=pick_size,
@@ -279,6 +297,38 @@ def throughput(num_perm: int, bands: int, rows: int):
     return measure_throughput(THROUGHPUT_DOCS, num_perm=num_perm, b=bands, r=rows)
 
 
+def machine_memory() -> int:
+    """This machine's memory in bytes."""
+    import os
+
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def run_words(plan, n: int) -> str:
+    """What ``nearsim dedup`` would do at N, in two or three sentences."""
+    size = humanize.naturalsize
+    words = (
+        f"**What `nearsim dedup` would do at N = {n:,}.** The local engine would need about "
+        f"**{size(plan.local_bytes)}** at its peak; this machine has "
+        f"{size(plan.machine_bytes)}. "
+    )
+    if plan.guard_stops:
+        words += (
+            f"Its candidate guard (`--max-candidates`, {MAX_CANDIDATES:,}) would stop it "
+            "before banding: use more rows per band, a higher t, or raise the guard if the "
+            "memory is there. "
+        )
+    if plan.engine == "local":
+        words += "That fits: run it here (`--engine local`, the default)."
+    else:
+        words += (
+            "That is more than half of it: run it on a cluster with `--engine dask "
+            f"--scheduler ADDRESS`; the machine running the command still needs about "
+            f"{size(plan.dask_client_bytes)} for every document's id and cluster."
+        )
+    return words
+
+
 def duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:,.1f} s"
@@ -289,7 +339,7 @@ n_big = ss[SIZE]
 if not SIZE_LOW <= n_big <= SIZE_HIGH:
     st.warning(
         f"N = {n_big:,} documents is outside what this view sizes: type a corpus size from "
-        f"{SIZE_LOW:,} (10⁶) to {SIZE_HIGH:,} (10¹⁰) documents."
+        f"{SIZE_LOW:,} (10³) to {SIZE_HIGH:,} (10¹⁰) documents."
     )
 elif page is None:
     st.info(f"Sizing scales your documents' pair similarities to N. {why}")
@@ -330,6 +380,8 @@ else:
         f"{duration(row.signature_seconds)}, banding {duration(row.band_seconds)}, estimate "
         f"filter {duration(row.verify_seconds)}."
     )
+    plan = run_plan(n_big, k, row.candidates, machine_memory(), MAX_CANDIDATES)
+    st.markdown(run_words(plan, n_big))
     st.markdown(
         f"**The model.** Your {page.docs.n:,} documents' pairs are split at similarity 0.5: "
         "near duplicates above it come from copying, so their number grows in proportion to "

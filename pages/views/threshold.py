@@ -398,6 +398,7 @@ def removal_view() -> None:
         m[1].metric("Clusters of two or more", f"{int(row.clusters):,}")
         m[2].metric("Largest cluster", f"{int(row.largest):,}")
     giants_view.warn(page, on_clusters=False)
+    giants_view.by_group(page, run.get("clusters"), what="a run at these settings")
     target = st.number_input(
         "Target share of documents to remove (%)",
         min_value=0.0,
