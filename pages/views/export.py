@@ -16,7 +16,14 @@ from nearsim_app.explorer import charts_export, drawing, launch, settings_ui, st
 
 from nearsim import pipeline
 from nearsim.explore.export import VERIFY_MODES, dedup_command, peer_configs
-from nearsim.explore.presets import PRESET_FIELDS, PRESETS, Preset, banding_words
+from nearsim.explore.presets import (
+    PRESET_CHARACTERS,
+    PRESET_FIELDS,
+    PRESETS,
+    Preset,
+    banding_words,
+    scoring_subset,
+)
 from nearsim.explore.sizing import measure_throughput, run_plan, sizing
 from nearsim.prediction import similarity_weights
 from nearsim.run.options import MAX_CANDIDATES
@@ -450,6 +457,17 @@ def preset_scores(digest: str, key: tuple, _texts: list, _settings: Settings, _m
         return {"note": str(exc)}
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def preset_documents(digest: str, _texts: list) -> tuple[list, str, int]:
+    """The documents the presets are scored on (:func:`scoring_subset`), their digest and
+    how many."""
+    rows = scoring_subset([len(t) for t in _texts])
+    if rows.size == len(_texts):
+        return _texts, digest, len(_texts)
+    texts = [_texts[i] for i in rows]
+    return texts, pipeline.digest(texts), len(texts)
+
+
 with compare_slot:
     st.markdown(
         "Each preset's settings run on your documents: how many candidate pairs its banding "
@@ -462,10 +480,16 @@ with compare_slot:
         st.info(why)
     else:
         rows, memo = [], {}
-        try:
-            current = _scores(page.run.get("evaluation"))
-        except ValueError as exc:
-            current = {"note": str(exc)}
+        texts, digest, scored = preset_documents(page.docs.digest, page.docs.texts)
+        if scored == page.docs.n:
+            try:
+                current = _scores(page.run.get("evaluation"))
+            except ValueError as exc:
+                current = {"note": str(exc)}
+        else:  # the settings in force on the same subset, for a fair comparison
+            current = preset_scores(
+                digest, pipeline.stage_key(settings, "evaluation"), texts, settings, memo
+            )
         rows.append(
             {
                 "settings": "in force",
@@ -480,9 +504,7 @@ with compare_slot:
             s = p.apply(settings)
             progress.progress(i / len(PRESETS), text=f"Scoring {short(p)}'s defaults…")
             joins.add(pipeline.stage_key(s, "exact"))
-            scores = preset_scores(
-                page.docs.digest, pipeline.stage_key(s, "evaluation"), page.docs.texts, s, memo
-            )
+            scores = preset_scores(digest, pipeline.stage_key(s, "evaluation"), texts, s, memo)
             label = short(p).split(" near_")[0] + (" (in force)" if in_use(settings, p) else "")
             rows.append(
                 {"settings": label, "b × r": f"{s.bands} × {s.rows}", "t": s.threshold, **scores}
@@ -502,7 +524,15 @@ with compare_slot:
             },
         )
         st.caption(
-            f"On {page.docs.n:,} documents; b × r: b bands of r rows each; kept: the "
+            (
+                f"On {page.docs.n:,} documents"
+                if scored == page.docs.n
+                else f"On a seeded random {scored:,} of the {page.docs.n:,} documents (whole "
+                f"documents, at most {PRESET_CHARACTERS:,} characters: every preset shingles, "
+                "signs and joins them again, which on all of these long documents would take "
+                "minutes; pairs count only when both documents are drawn)"
+            )
+            + "; b × r: b bands of r rows each; kept: the "
             "candidates whose estimate ≥ t, and their recall and precision. The exact join "
             "(the true pairs) depends only on the shingling and the threshold, so presets "
             "that share both share one join: "
