@@ -107,7 +107,11 @@ def test_the_worked_example_is_the_books():
     ex = explain.book_example()
     assert ex.matrix.index.tolist() == ["a", "b", "c", "d", "e"]
     assert ex.matrix.to_numpy().tolist() == [
-        [1, 0, 0, 1], [0, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 1], [0, 0, 1, 0]
+        [1, 0, 0, 1],
+        [0, 0, 1, 0],
+        [0, 1, 0, 1],
+        [1, 0, 1, 1],
+        [0, 0, 1, 0],
     ]  # fmt: skip  (Fig. 3.2)
     assert ex.hashes["h1"].tolist() == [1, 2, 3, 4, 0]
     assert ex.hashes["h2"].tolist() == [1, 4, 2, 0, 3]
