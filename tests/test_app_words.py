@@ -42,7 +42,7 @@ def test_no_team_notes_on_a_page(path):
 
 
 def test_k_is_never_bare_in_a_label():
-    """"k" meant the signature length in the sidebar and the shingle length on a tab."""
+    """ "k" meant the signature length in the sidebar and the shingle length on a tab."""
     for spec in FIELD_SPECS.values():
         assert " k " not in f" {spec.label} " and "k (" not in spec.label, spec.label
     for path in PAGE_FILES:
@@ -57,3 +57,21 @@ def test_k_is_never_bare_in_a_label():
 def test_every_agreeing_band_is_counted(bands, words):
     """The explainer said "bands 1…10 agree" while its grid showed 11."""
     assert band_list(bands) == words
+
+
+def test_reset_to_defaults_restores_every_setting_but_the_documents():
+    from streamlit.testing.v1 import AppTest
+
+    from nearsim.settings import Settings
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    for key, value in {"source": "paste", "threshold": "0.6", "num_perm": "64",
+                       "shingle_k": "3", "auto_tune": "false"}.items():  # fmt: skip
+        at.query_params[key] = value
+    at.run()
+    assert at.session_state["threshold"] == 0.6 and at.session_state["num_perm"] == 64
+    at.button(key="reset_defaults").click().run()
+    default = Settings(source="paste")
+    for name in FIELD_SPECS:
+        assert at.session_state[name] == getattr(default, name), name
+    assert not at.exception
