@@ -31,6 +31,17 @@ EVIL = [
 ACTIVE = set("<>[]()!$*_`:#~|@.&\\")
 
 
+def hostile_csv() -> bytes:
+    """A CSV of ten families of four near copies, each cell full of :data:`EVIL`."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["text"])
+    base = " ".join(EVIL).replace("\n", " ")
+    for n in range(40):
+        writer.writerow([f"{base} story {n // 4} words {n // 4} more {n // 4}\n\n{EVIL[n % 7]}"])
+    return out.getvalue().encode()
+
+
 @pytest.mark.parametrize("text", EVIL)
 def test_markdown_characters_become_references(text):
     for out in (md(text), html_block(text)):
@@ -56,13 +67,7 @@ def test_wrong_type_is_a_type_error():
 def test_every_page_shows_a_hostile_csv_as_text():
     """A CSV whose cells are near copies full of Markdown, HTML and LaTeX, through every
     page: no element's Markdown holds a link, an image, a formula or a tag from a cell."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["text"])
-    base = " ".join(EVIL).replace("\n", " ")
-    for n in range(40):  # ten families of four near copies
-        writer.writerow([f"{base} story {n // 4} words {n // 4} more {n // 4}\n\n{EVIL[n % 7]}"])
-    data = out.getvalue().encode()
+    data = hostile_csv()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.query_params["source"] = "csv"
     at.query_params["threshold"] = "0.5"
