@@ -33,6 +33,7 @@ TABS = {
         "A pair",
         "Worked example",
         "Choosing the shingle length",
+        "Two sketches",
     ],
     "/results": [
         "Missed pairs",
