@@ -78,8 +78,8 @@ def test_page_draws_every_section():
     assert at.title[0].value == "Presets & export"
     assert at.markdown[0].value  # opens with plain sentences on what it shows
     assert [h.value for h in at.header] == ["Presets", "Export", "Sizing"]
-    assert [b.key for b in at.button] == [f"try_{name}" for name in ns.PRESETS]
-    assert all(b.label == "Try these settings" for b in at.button)
+    assert [b.key for b in at.main.button] == [f"try_{name}" for name in ns.PRESETS]
+    assert all(b.label == "Try these settings" for b in at.main.button)
     table = comparison(at)
     assert table["settings"].tolist() == [
         "in force", "datatrove", "NeMo Curator", "text-dedup", "data-juicer", "BigCode",
@@ -266,7 +266,7 @@ def test_bad_n_is_a_clear_message(n):
 def test_no_documents_still_gives_presets_and_export():
     at = export_page({"source": "paste"})
     no_errors(at)
-    assert [b.key for b in at.button] == [f"try_{name}" for name in ns.PRESETS]
+    assert [b.key for b in at.main.button] == [f"try_{name}" for name in ns.PRESETS]
     assert main_code(at)[0] == "nearsim dedup corpus.jsonl --out dedup_out"  # no --source
     infos = [i.value for i in at.info]
     assert len(infos) == 2 and all("Paste some text" in i for i in infos)  # table, sizing
