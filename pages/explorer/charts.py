@@ -201,6 +201,12 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool, own: b
             y=alt.Y("lo:Q", title="chance of becoming a candidate", scale=alt.Scale(domain=[0, 1])),
             y2="hi:Q",
             color=color,
+            # explicit: Streamlit's default tooltip listed every field, raw ("hi 0.635987…")
+            tooltip=[
+                alt.Tooltip("what:N", title="area"),
+                alt.Tooltip("s:Q", format=".3f"),
+                alt.Tooltip("p:Q", title="P(s)", format=".4f"),
+            ],
         )
     )
     line = (
@@ -242,7 +248,16 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool, own: b
             layers.append(
                 alt.Chart(src["points"])
                 .mark_rule(opacity=0.6)
-                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q", color=color)
+                .encode(
+                    x="mid:Q",
+                    y="err_lo:Q",
+                    y2="err_hi:Q",
+                    color=color,
+                    tooltip=[
+                        alt.Tooltip("err_lo:Q", title="2 standard errors from", format=".3f"),
+                        alt.Tooltip("err_hi:Q", title="to", format=".3f"),
+                    ],
+                )
             )
         layers.append(
             alt.Chart(src["points"])
