@@ -140,6 +140,17 @@ def _dedup_parser(sub) -> None:
         help="memory guard: stop before banding makes more candidate pairs than this, "
         f"about 40 bytes each (default {MAX_CANDIDATES:,})",
     )
+    p.add_argument(
+        "--group-field",
+        metavar="F",
+        help="count documents and removals per value of field F (summary.json: "
+        "removed_by_group)",
+    )
+    p.add_argument(
+        "--keep-apart",
+        metavar="F",
+        help="never accept a pair whose two documents have the same non-empty value of field F",
+    )
     p.add_argument("--format", default="parquet", choices=FORMATS, help="default parquet")
     p.add_argument(
         "--on-error",
@@ -204,11 +215,11 @@ def _app_parser(sub) -> None:
 
 def _tune_parser(sub) -> None:
     p = sub.add_parser("tune", help="the tuner's best eight bands × rows for a threshold")
-    _settings_options(p, ("threshold", "num_perm", "fp_weight"))
+    _settings_options(p, ("threshold", "num_perm", "fp_weight", "sketch"))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``nearsim`` argument parser (subcommands dedup, app, tune, index)."""
+    """The ``nearsim`` argument parser (subcommands dedup, app, tune, index, audit)."""
     parser = _Parser(prog=PROG, description="Choose, check and apply near-duplicate settings.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -218,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     from nearsim.index.commands import index_parser  # argparse only: no library loaded
 
     index_parser(sub, _settings_options, RUN_FIELDS)
+    from nearsim.audit.command import audit_parser
+
+    audit_parser(sub)
     return parser
 
 
@@ -238,6 +252,10 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         return cmd_dedup_against(args, given_query(args))
     if args.engine == "local" and args.scheduler is not None:
         raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
+    fields = {"group_field": args.group_field, "keep_apart": args.keep_apart}
+    if args.engine == "dask" and (args.group_field or args.keep_apart):
+        option = "--group-field" if args.group_field else "--keep-apart"
+        raise UsageError(f"{option} is not offered by --engine dask yet; accepted: --engine local")
     common = {
         "text_field": args.text_field,
         "id_field": args.id_field,
@@ -254,16 +272,21 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         from nearsim.run.dask_engine import dedup_dask
 
         gc.enable()  # off in the console script (nearsim._console); a client runs an event loop
+        # the workers write the tables (folders of parts): the client holds no per-document data
         result = dedup_dask(
-            args.inputs, settings, scheduler=args.scheduler, workers=args.workers, **common
-        )
+            args.inputs, settings, scheduler=args.scheduler, workers=args.workers,
+            out=args.out, fmt=args.format, **common,
+        )  # fmt: skip
+        files, s = result.files, result.summary
     else:
         from nearsim.run.local import dedup
 
-        result = dedup(args.inputs, settings, **common)
-    files = write_outputs(result, args.out, args.format, progress=not args.quiet)
-    s = result.summary()
+        result = dedup(args.inputs, settings, **common, **fields)
+        files = write_outputs(result, args.out, args.format, progress=not args.quiet)
+        s = result.summary()
     checked = f", {s['split_off']:,} split off by the member check" if args.cluster_check else ""
+    if args.keep_apart:
+        checked += f", {s['kept_apart']:,} pairs kept apart by {args.keep_apart!r}"
     _say(
         args.quiet,
         f"{s['documents']:,} documents ({s['without_signature']:,} without a signature, "
@@ -271,20 +294,33 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         f"{s['pairs']:,} accepted ({args.verify}), {s['clusters']:,} clusters{checked}; "
         f"{s['removed']:,} documents would be removed. {result.read_report}.",
     )
+    if args.group_field:
+        _say(args.quiet, _groups_line(args.group_field, s["removed_by_group"]))
     _say(args.quiet, "wrote " + ", ".join(str(f) for f in files))
     return 0
+
+
+def _groups_line(field: str, groups: dict, shown: int = 10) -> str:
+    """Removals per group in one line: the groups with the most documents first."""
+    parts = [
+        f"{value or '(empty)'} {g['removed']:,}/{g['documents']:,}"
+        for value, g in list(groups.items())[:shown]
+    ]
+    more = f", and {len(groups) - shown:,} more" if len(groups) > shown else ""
+    return f"removed/documents per {field}: " + ", ".join(parts) + more
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
     from nearsim.lsh import candidate_probability, tune
 
-    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight"))
-    t, k, w = settings.threshold, settings.num_perm, settings.fp_weight
-    choices = tune(t, k, w, 1.0 - w)[:8]
-    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}:")
+    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight", "sketch"))
+    t, k, w, sk = settings.threshold, settings.num_perm, settings.fp_weight, settings.sketch
+    choices = tune(t, k, w, 1.0 - w, sketch=sk)[:8]
+    curve = "" if sk == "minhash" else ", under SuperMinHash's own curve"
+    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}{curve}:")
     print(f"{'rank':>4} {'bands':>5} {'rows':>4} {'FP area':>10} {'FN area':>10} {'P(t)':>7}")
     for rank, c in enumerate(choices, start=1):
-        p = candidate_probability(t, c.b, c.r)
+        p = candidate_probability(t, c.b, c.r, sketch=sk, num_perm=k)
         print(f"{rank:>4} {c.b:>5} {c.r:>4} {c.fp:>10.5f} {c.fn:>10.5f} {p:>7.3f}")
     return 0
 
@@ -337,7 +373,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     return run(args)
 
 
-COMMANDS = {"dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "index": cmd_index}
+def cmd_audit(args: argparse.Namespace) -> int:
+    from nearsim.audit.command import cmd_audit as run
+
+    return run(args)
+
+
+COMMANDS = {
+    "dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "index": cmd_index, "audit": cmd_audit,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from e2e_server import PAGES, AppServer, open_app, wait_idle
 from playwright.sync_api import expect
 
 THRESHOLD = "Similarity threshold t"
-NUM_PERM = "Hash functions k (signature length)"
+NUM_PERM = "Signature length (number of hash functions)"
 
 
 # -- helpers -------------------------------------------------------------------------------

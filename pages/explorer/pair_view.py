@@ -4,21 +4,29 @@ MinHash page)."""
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from nearsim.explore.explain import explain_pair
 
 from . import charts_teach, drawing
 from .diff import side_by_side
+from .safe_text import md
 
 SHOWN_SHINGLES = 12
 
 
 def _some(shingles: list[str]) -> str:
-    shown = " · ".join(html.escape(s.replace(" ", "␣")) for s in shingles[:SHOWN_SHINGLES])
+    shown = " · ".join(md(s.replace(" ", "␣")) for s in shingles[:SHOWN_SHINGLES])
     return shown + (" …" if len(shingles) > SHOWN_SHINGLES else "")
+
+
+def band_list(bands) -> str:
+    """The agreeing bands (0-based) as users count them: "3", "1 and 4", "1, 2 and 5", or
+    the first ten and how many more — never cut silently."""
+    names = [str(int(x) + 1) for x in bands]
+    if len(names) > 10:
+        return ", ".join(names[:10]) + f" and {len(names) - 10} more"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def explain(page, i: int, j: int) -> None:
@@ -75,7 +83,7 @@ def explain_texts(settings, first: tuple, second: tuple) -> None:
         f"{e.estimate:.3f} (standard error {e.standard_error:.3f} at the exact value)."
     )
     if e.candidate:
-        bands = ", ".join(str(x + 1) for x in e.full_bands[:10])
+        bands = band_list(e.full_bands)
         verdict = (
             f"**A candidate pair**: band{'s' if len(e.full_bands) > 1 else ''} {bands} "
             f"agree{'s' if len(e.full_bands) == 1 else ''} in all {r} rows, so the two "
