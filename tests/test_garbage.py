@@ -480,6 +480,8 @@ NOT_IN_TABLE = {
     "Index.bucket_limit": "a property",
     "Index.segment_count": "a property",
     "CorpusReader.skipped": "a property",
+    "CorpusReader.records": "no arguments; the batches as lists, as CorpusReader.lists (in "
+    "TABLE) gives them, with the extra fields",
     "MinHasher.flat_text_signatures": "takes texts laid out by flatten_texts (checked there); "
     "text_signatures is its edge",
     "TokenSets.n": "a property",
