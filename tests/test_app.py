@@ -19,6 +19,7 @@ PAGES = [
     ("pages/views/results.py", "Results"),
     ("pages/views/clusters.py", "Clusters"),
     ("pages/views/compare.py", "Compare: SimHash"),
+    ("pages/views/query.py", "Query"),
 ]
 SMALL = {"n_docs": "300"}
 

@@ -44,6 +44,7 @@ PAGES = {
     ),
     "pages/views/clusters.py": (None, ()),
     "pages/views/compare.py": (None, ()),
+    "pages/views/query.py": (None, ()),
     "pages/views/export.py": (None, ()),
 }
 

@@ -36,7 +36,9 @@ PAGES = (
     ("threshold.py", "Threshold", ":material/rule:"),
     ("clusters.py", "Clusters", ":material/workspaces:"),
     ("compare.py", "Compare", ":material/compare_arrows:"),
+    ("query.py", "Query", ":material/search:"),
     ("export.py", "Export", ":material/output:"),
+    ("audit.py", "Audit", ":material/fact_check:"),
 )
 
 

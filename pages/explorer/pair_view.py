@@ -35,9 +35,23 @@ def explain(page, i: int, j: int) -> None:
     shingles = run.get("shingles")
     sig = run.get("signatures")
     valid = run.get("valid")
+    explain_texts(
+        settings,
+        (docs.labels[i], docs.texts[i], shingles.shingles_of(i), sig[i], bool(valid[i])),
+        (docs.labels[j], docs.texts[j], shingles.shingles_of(j), sig[j], bool(valid[j])),
+    )
+
+
+def explain_texts(settings, first: tuple, second: tuple) -> None:
+    """Draw the explanation of any two documents, each given as (label, text, shingles,
+    signature, valid) under ``settings`` (the Query page: a pasted text, an indexed one)."""
+    (label_i, text_i, sh_i, sig_i, valid_i), (label_j, text_j, sh_j, sig_j, valid_j) = (
+        first,
+        second,
+    )
     b, r, k = settings.bands, settings.rows, settings.num_perm
-    e = explain_pair(shingles.shingles_of(i), shingles.shingles_of(j), sig[i], sig[j], b, r)
-    side_by_side(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
+    e = explain_pair(sh_i, sh_j, sig_i, sig_j, b, r)
+    side_by_side(label_i, text_i, label_j, text_j)
     st.caption(
         "Words only in the first are struck through in red; words only in the second are green."
     )
@@ -57,7 +71,7 @@ def explain(page, i: int, j: int) -> None:
             f"Only in the second: {_some(e.only_second)}",
             unsafe_allow_html=False,
         )
-    if not (valid[i] and valid[j]):
+    if not (valid_i and valid_j):
         st.warning(
             "At least one of these documents is below the minimum number of shingles: it has "
             "no signature and is never in a pair."
