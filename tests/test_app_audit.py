@@ -3,6 +3,7 @@ the same figures as ``nearsim audit``, and bad input as a message, never a trace
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -77,4 +78,4 @@ def test_another_tools_table_and_bad_input(run, tmp_path):
     at.run()
     at.button(key="audit_go").click().run()
     assert not at.exception
-    assert at.error and "no_such_column" in at.error[0].value
+    assert at.error and "no_such_column" in html.unescape(at.error[0].value)  # shown as text

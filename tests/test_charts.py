@@ -130,3 +130,12 @@ def test_join_funnel_has_powers_of_ten_and_counts_on_the_bars(result):
     assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "label"
     rows = spec["datasets"][text.get("data", spec.get("data"))["name"]]
     assert [r["label"] for r in rows] == [f"{int(v):,}" for v in frame["pairs"]]
+
+
+def test_s_curve_legend_entries_have_distinct_colours(result):
+    """t, the steepest point, the rule of thumb and the curve were four near-identical
+    greys in the legend."""
+    spec = charts.s_curve(9, 13, 0.8, result.get("rates")).to_dict()
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    colours = [c.lower() for c in scale["range"]]
+    assert len(set(colours)) == len(colours), dict(zip(scale["domain"], colours, strict=True))

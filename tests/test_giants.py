@@ -133,3 +133,19 @@ def test_clusters_and_threshold_name_a_chain_and_offer_the_check():
     at.button(key="giants_check_go").click().run()
     assert at.session_state["cluster_check"] is True
     assert [t.value for t in at.title] == ["Clusters"]
+
+
+def test_a_large_cluster_shows_twenty_members_in_scrolling_boxes():
+    """Fifty whole manual pages made the Clusters page 31,808 px tall."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    for key, value in {"source": "paste", "shingle_kind": "word", "shingle_k": "2",
+                       "threshold": "0.7"}.items():  # fmt: skip
+        at.query_params[key] = value
+    at.run()
+    at.text_area(key="paste_text").input(_chain_documents()).run()
+    at.switch_page("pages/views/clusters.py").run()
+    boxes = [m.value for m in at.markdown if "max-height:10rem" in m.value]
+    assert len(boxes) == 20 and all("overflow:auto" in b for b in boxes)
+    assert any("The first 20 of 40 members." in c.value for c in at.caption)

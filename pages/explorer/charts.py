@@ -121,9 +121,11 @@ def _fill(build, shape: tuple, data: dict, labels: dict) -> dict:
     return spec
 
 
+# one hue per legend entry: t, the steepest point and the rule of thumb were three greys
+# beside the black curve, four dots a reader could not tell apart
 _S_COLORS = {
-    "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
-    "formula": "#888888", "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
+    "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": "#6a3d9a",
+    "formula": "#888888", "steep": "#d4a017", "thumb": "#8c564b",
     "all": MEASURED_COLOR, "sampled": "#7fc8bf",
 }  # fmt: skip
 

@@ -3,7 +3,6 @@ tool's cluster table — measured against exact Jaccard on a sample of the corpu
 
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import state
 from nearsim_app.explorer.diff import side_by_side
+from nearsim_app.explorer.safe_text import md
 
 st.title("Audit")
 st.markdown(
@@ -93,12 +93,12 @@ if st.session_state.get("audit_args") != key:
     st.stop()
 missing = [p for p in [*items, target.strip()] if not Path(p).exists()]
 if missing:
-    st.error(f"{missing[0]} does not exist: give a file or folder on this computer.")
+    st.error(f"{md(missing[0])} does not exist: give a file or folder on this computer.")
     st.stop()
 try:
     result = _audit(*key, _stamp([*items, target.strip()]))
 except ValueError as exc:  # the library says what was wrong and what is accepted
-    st.error(f"This cannot be audited: {exc}")
+    st.error(f"This cannot be audited: {md(str(exc))}")
     st.stop()
 
 
@@ -118,7 +118,7 @@ m[2].caption(f"of {rem['documents']:,} documents ({_pct(rem['share'])})")
 m[3].metric("Largest cluster", f"{result['clusters']['largest']:,}")
 m[3].caption(f"{result['clusters']['count']:,} clusters of two or more; t = {t:g}")
 for alarm in result["alarms"]:
-    st.warning(alarm)
+    st.warning(md(alarm))  # alarms quote groups and ids from the corpus: shown as text
 if not result["alarms"]:
     st.success("Nothing alarming: no chain among the largest clusters, no group mostly "
                "removed, both intervals above 0.9.")  # fmt: skip
@@ -179,4 +179,4 @@ st.download_button(
     mime="text/html",
     key="audit_download",
 )
-st.caption(html.escape(f"Audited: {result['source']}. Sample seed {result['sample']['seed']}."))
+st.caption(md(f"Audited: {result['source']}. Sample seed {result['sample']['seed']}."))

@@ -23,6 +23,11 @@ st.markdown(
     "does."
 )
 
+# Members shown, each in a box of its own that scrolls: whole manual pages, fifty of them,
+# made a page 31,808 px tall.
+MEMBERS_SHOWN = 20
+MEMBER_STYLE = "font-size:0.92rem;line-height:1.5;max-height:10rem;overflow:auto"
+
 page = state.require_documents()
 settings, docs, run = page.settings, page.docs, page.run
 
@@ -100,7 +105,7 @@ pick = st.selectbox(
     key="cluster_pick",
 )
 row = table.iloc[pick]
-members = list(row["members"])[:50]
+members = list(row["members"])[:MEMBERS_SHOWN]
 first = members[0]
 against = np.array([[first, d] for d in members[1:]], dtype=np.int64).reshape(-1, 2)
 jaccard = np.concatenate([[1.0], pair_jaccard(run.get("tokens"), against)])
@@ -111,11 +116,9 @@ for d, jac in zip(members, jaccard, strict=True):
     body = (
         html_block(docs.texts[d]) if d == first else diff_html(docs.texts[first], docs.texts[d])[1]
     )
-    st.markdown(
-        f'<div style="font-size:0.92rem;line-height:1.5">{body}</div>', unsafe_allow_html=True
-    )
-if len(row["members"]) > 50:
-    st.caption(f"The first 50 of {len(row['members'])} members.")
+    st.markdown(f'<div style="{MEMBER_STYLE}">{body}</div>', unsafe_allow_html=True)
+if len(row["members"]) > MEMBERS_SHOWN:
+    st.caption(f"The first {MEMBERS_SHOWN} of {len(row['members']):,} members.")
 
 if len(against):
     st.subheader("Why a member joined")

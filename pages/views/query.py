@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts_teach, drawing, launch, pair_view, state
+from nearsim_app.explorer.safe_text import md
 
 from nearsim.run.signing import sign_batch
 from nearsim.shingling import shingles as shingles_of
@@ -145,7 +146,7 @@ def against_index(path: str) -> None:
     try:
         idx = ns.Index.open(path)
     except ValueError as exc:
-        st.error(f"The index cannot be opened: {exc}")
+        st.error(f"The index cannot be opened: {md(str(exc))}")
         return
     s = idx.settings
     run_now = settings.run_settings()
