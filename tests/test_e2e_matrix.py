@@ -208,6 +208,7 @@ TEACHING = [  # (page, tab, words the view explains itself with, draws a chart)
     ("/minhash", "A pair", "The estimator's spread.", True),
     ("/minhash", "Worked example", "The signature matrix after", False),
     ("/minhash", "Choosing the shingle length", "in one document only", True),
+    ("/minhash", "Two sketches", "Estimator spread by set size", False),
     ("/results", "Missed pairs", "Not a candidate", True),
     ("/results", "False candidates", "A candidate pair", True),
     ("/results", "Estimate against exact", "MinHash estimate against its exact similarity", True),
