@@ -31,6 +31,7 @@ SIDEBAR_WIDGETS = {
     "min_shingles": "number_input",
     "num_perm": "number_input",
     "hash_seed": "number_input",
+    "sketch": "radio",
     "threshold": "slider",
     "auto_tune": "toggle",
     "bands": "number_input",

@@ -24,7 +24,7 @@ PAGES = {
     "pages/views/documents.py": (None, ()),
     "pages/views/minhash.py": (
         "minhash_tab",
-        ("Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"),
+        ("Shingles", "Hash functions", "A pair", "Worked example", "Choosing k", "Two sketches"),
     ),
     "pages/views/banding.py": (None, ()),
     "pages/views/results.py": (

@@ -27,7 +27,9 @@ from test_e2e import (
 
 ROOT = Path(__file__).resolve().parents[1]
 TABS = {
-    "/minhash": ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"],
+    "/minhash": [
+        "Shingles", "Hash functions", "A pair", "Worked example", "Choosing k", "Two sketches"
+    ],
     "/results": [
         "Missed pairs",
         "False candidates",

@@ -254,6 +254,12 @@ class _Export:
             self.carry(False, "hash_seed", "(fixed seed)", "", note)
         else:
             self.carry(False, "hash_seed", seed_param, self.s.hash_seed, "same number, " + note)
+        if self.s.sketch != "minhash":
+            self.carry(
+                False, "sketch", "(classic MinHash)", self.s.sketch,
+                "the peer computes classic MinHash (k independent functions); its estimates "
+                "spread more than SuperMinHash's, and its S-curve is 1 − (1 − s^r)^b",
+            )  # fmt: skip
 
     def no_threshold(self) -> None:
         self.carry(

@@ -121,10 +121,11 @@ class Preset:
 
 PRESET_FIELDS = (
     "shingle_kind", "shingle_k", "lowercase", "remove_punctuation", "collapse_whitespace",
-    "min_shingles", "num_perm", "hash_seed", "threshold", "auto_tune", "fp_weight",
+    "min_shingles", "num_perm", "hash_seed", "sketch", "threshold", "auto_tune", "fp_weight",
     "bands", "rows",
 )  # fmt: skip
-"""The Settings fields a preset sets (the rest describe the explorer's documents)."""
+"""The Settings fields a preset sets (the rest describe the explorer's documents); every
+peer computes classic MinHash, so a preset sets ``sketch`` to it."""
 
 
 def banding_words(b: int, r: int) -> str:

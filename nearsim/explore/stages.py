@@ -56,7 +56,8 @@ def funnel_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray):
 
 def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates) -> pd.DataFrame:
     """Measured candidate rate per 0.05 bin of similarity, with the S-curve's expectation."""
-    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
+    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows,
+                        sketch=settings.sketch, num_perm=settings.num_perm)  # fmt: skip
 
 
 def check_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray, tokens: TokenSets):
@@ -102,6 +103,13 @@ def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
     )
 
 
+def sketches_stage(settings: Settings, texts, shingles, sample, exact, valid):
+    """Classic MinHash and SuperMinHash on these documents (:mod:`nearsim.explore.sketches`)."""
+    from nearsim.explore.sketches import compare_sketches
+
+    return compare_sketches(texts, shingles.flat, sample, exact, valid, settings)
+
+
 # fmt: off
 register(
         Stage("rates", rate_stage, ("sample", "candidates"), (),
@@ -112,6 +120,9 @@ register(
               "Counting what each filter of the exact join removes", True),
         Stage("check", check_stage, ("accepted", "valid", "tokens"), ("threshold",),
               "Checking every member against its cluster's kept document", True),
+        Stage("sketches", sketches_stage, ("texts", "shingles", "sample", "exact", "valid"),
+              ("num_perm", "hash_seed", "bands", "rows"),
+              "Signing with both sketches and scoring them", True),
         Stage("k_profile", k_profile_stage, ("texts",),
               ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
               "Measuring every shingle length", True),

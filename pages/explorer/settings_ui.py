@@ -31,7 +31,7 @@ SECTIONS = {
         "collapse_whitespace",
         "min_shingles",
     ),
-    "MinHash": ("num_perm", "hash_seed"),
+    "MinHash": ("num_perm", "hash_seed", "sketch"),
     "Banding (LSH)": ("threshold", "auto_tune", "fp_weight", "bands", "rows"),
     "SimHash": ("simhash_distance",),
 }

@@ -364,15 +364,19 @@ def require_documents() -> Page:
 
 # -- cached library calls that depend on a page's own control ---------------------------
 @st.cache_data(max_entries=16, show_spinner="Ranking every banding for the recall target…")
-def _tuner_comparison(digest: str, key: tuple, t: float, k: int, w_fp: float, recall: float, _page):
+def _tuner_comparison(
+    digest: str, key: tuple, t: float, k: int, w_fp: float, recall: float, sketch: str, _page
+):
     from nearsim import compare_tuners
 
     s, w = _page.run.get("similarities")
-    return compare_tuners(s, w, t, k, w_fp, min_recall=recall)
+    return compare_tuners(s, w, t, k, w_fp, min_recall=recall, sketch=sketch)
 
 
 def tuner_comparison(page: Page, min_recall: float):
     """The area tuner's choice and the recall tuner's best eight on the page's corpus."""
     digest, key = page.run.key("similarities")
     s = page.settings
-    return _tuner_comparison(digest, key, s.threshold, s.num_perm, s.fp_weight, min_recall, page)
+    return _tuner_comparison(
+        digest, key, s.threshold, s.num_perm, s.fp_weight, min_recall, s.sketch, page
+    )
