@@ -220,7 +220,7 @@ class KillAfter(SchedulerPlugin):
 @pytest.mark.parametrize(
     ("prefix", "count"),
     [
-        ("read_partition", 3),
+        ("read_or_load", 3),
         ("band_frame", 2),
         ("bucket_codes", 1),
         ("verify_second", 2),

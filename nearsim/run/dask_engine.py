@@ -35,7 +35,10 @@ output folders are renamed into place when every part is written, ``summary.json
 Without an output folder (the library call), the parts are gathered into a
 :class:`nearsim.run.result.DedupResult` instead. Every task is a pure function of its
 inputs, so when a worker dies Dask recomputes what it held (tested for each stage:
-reading, the band shuffle, verification, clustering).
+reading, the band shuffle, verification, clustering). When the client dies, a run started
+again with the same input, options and output folder takes up the completed stages kept in
+``OUT/.nearsim-work`` (:mod:`nearsim.run.dask_resume`: signatures per partition, then the
+verified pairs, then the clusters).
 
 Why this way:
 
