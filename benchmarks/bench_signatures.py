@@ -8,6 +8,12 @@ Writes the "signatures" section of benchmarks/RESULTS.md. Every figure comes fro
 one run on one generated corpus: 20,000 short news-like documents (``example_corpus``),
 char 5-grams, k = 128. Times are the best of three runs after a warm-up (the warm-up
 compiles and caches the numba kernels); ratios are what matters.
+
+``--parts sketches`` writes the "sketches" section: signing throughput per CPU-second
+(one thread each) of classic MinHash and SuperMinHash from raw text, beside rensa's
+R-MinHash and C-MinHash, datasketch and (when it is importable) FastSketchLSH, on short
+news items and on long documents installed on this machine
+(``benchmarks.corpora.real_documents``).
 """
 
 from __future__ import annotations
@@ -47,8 +53,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--datasketch-docs", type=int, default=20_000)
+    parser.add_argument("--long-docs", type=int, default=3_000, help="sketches: real documents")
+    parser.add_argument("--parts", default="signatures,sketches")
     args = parser.parse_args()
+    parts = args.parts.split(",")
+    if "signatures" in parts:
+        signatures_part(args)
+    if "sketches" in parts:
+        from benchmarks._sketch_throughput import sketches_part
 
+        sketches_part(args)
+
+
+def signatures_part(args: argparse.Namespace) -> None:
     import rensa
     from datasketch import MinHash
     from datasketch.lsh import _optimal_param

@@ -61,6 +61,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "text_dedup_config",
     ),
     "hamming": ("hamming_pairs", "replay"),
+    "index.core": ("Index",),
     "explore.hash_health": ("broken_simhash", "hash_health"),
     "explore.labels": (
         "LABELS",

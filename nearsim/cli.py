@@ -1,4 +1,5 @@
-"""The ``nearsim`` command: ``nearsim dedup``, ``nearsim app``, ``nearsim tune``.
+"""The ``nearsim`` command: ``nearsim dedup``, ``nearsim app``, ``nearsim tune``, ``nearsim
+index`` (its handlers in :mod:`nearsim.index.commands`).
 
 Built on the standard library's :mod:`argparse` (no dependency to install): every
 Settings field is an option made from its :data:`nearsim.settings.FIELD_SPECS` entry
@@ -76,15 +77,20 @@ def settings_from_args(args: argparse.Namespace, names: Sequence[str] = RUN_FIEL
     UsageError
         A value that cannot be used (all problems in one line).
     """
+    settings, problems = RunSettings.parse_query(given_query(args, names))
+    if problems:
+        raise UsageError("; ".join(_plain(p) for p in problems))
+    return settings
+
+
+def given_query(args: argparse.Namespace, names: Sequence[str] = RUN_FIELDS) -> dict:
+    """The settings the user gave: ``--settings LINK``'s query, overridden by the options."""
     query = _link_query(args.settings) if getattr(args, "settings", None) else {}
     for name in names:
         value = getattr(args, f"setting_{name}", None)
         if value is not None:
             query[name] = [value]
-    settings, problems = RunSettings.parse_query(query)
-    if problems:
-        raise UsageError("; ".join(_plain(p) for p in problems))
-    return settings
+    return query
 
 
 def _plain(problem: str) -> str:
@@ -162,6 +168,12 @@ def _dedup_parser(sub) -> None:
         help="worker processes of a local Dask cluster (dask, default 2)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    p.add_argument(
+        "--against",
+        metavar="DIR",
+        help="an index (nearsim index build): the input is deduplicated against it and among "
+        "itself; nothing is stored, and the settings are the index's",
+    )
     _settings_options(p, RUN_FIELDS)
 
 
@@ -198,21 +210,25 @@ def _app_parser(sub) -> None:
     p.add_argument("--id-field", default=None)
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--headless", action="store_true", help="do not open a browser")
+    p.add_argument("--index", metavar="DIR", help="an index to query on the Query page")
 
 
 def _tune_parser(sub) -> None:
     p = sub.add_parser("tune", help="the tuner's best eight bands × rows for a threshold")
-    _settings_options(p, ("threshold", "num_perm", "fp_weight"))
+    _settings_options(p, ("threshold", "num_perm", "fp_weight", "sketch"))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``nearsim`` argument parser (subcommands dedup, app, tune)."""
+    """The ``nearsim`` argument parser (subcommands dedup, app, tune, index, audit)."""
     parser = _Parser(prog=PROG, description="Choose, check and apply near-duplicate settings.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _dedup_parser(sub)
     _app_parser(sub)
     _tune_parser(sub)
+    from nearsim.index.commands import index_parser  # argparse only: no library loaded
+
+    index_parser(sub, _settings_options, RUN_FIELDS)
     from nearsim.audit.command import audit_parser
 
     audit_parser(sub)
@@ -230,6 +246,10 @@ def cmd_dedup(args: argparse.Namespace) -> int:
     for path in args.inputs:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
+    if args.against is not None:
+        from nearsim.index.commands import cmd_dedup_against
+
+        return cmd_dedup_against(args, given_query(args))
     if args.engine == "local" and args.scheduler is not None:
         raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
     fields = {"group_field": args.group_field, "keep_apart": args.keep_apart}
@@ -252,15 +272,18 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         from nearsim.run.dask_engine import dedup_dask
 
         gc.enable()  # off in the console script (nearsim._console); a client runs an event loop
+        # the workers write the tables (folders of parts): the client holds no per-document data
         result = dedup_dask(
-            args.inputs, settings, scheduler=args.scheduler, workers=args.workers, **common
-        )
+            args.inputs, settings, scheduler=args.scheduler, workers=args.workers,
+            out=args.out, fmt=args.format, **common,
+        )  # fmt: skip
+        files, s = result.files, result.summary
     else:
         from nearsim.run.local import dedup
 
         result = dedup(args.inputs, settings, **common, **fields)
-    files = write_outputs(result, args.out, args.format, progress=not args.quiet)
-    s = result.summary()
+        files = write_outputs(result, args.out, args.format, progress=not args.quiet)
+        s = result.summary()
     checked = f", {s['split_off']:,} split off by the member check" if args.cluster_check else ""
     if args.keep_apart:
         checked += f", {s['kept_apart']:,} pairs kept apart by {args.keep_apart!r}"
@@ -290,13 +313,14 @@ def _groups_line(field: str, groups: dict, shown: int = 10) -> str:
 def cmd_tune(args: argparse.Namespace) -> int:
     from nearsim.lsh import candidate_probability, tune
 
-    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight"))
-    t, k, w = settings.threshold, settings.num_perm, settings.fp_weight
-    choices = tune(t, k, w, 1.0 - w)[:8]
-    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}:")
+    settings = settings_from_args(args, ("threshold", "num_perm", "fp_weight", "sketch"))
+    t, k, w, sk = settings.threshold, settings.num_perm, settings.fp_weight, settings.sketch
+    choices = tune(t, k, w, 1.0 - w, sketch=sk)[:8]
+    curve = "" if sk == "minhash" else ", under SuperMinHash's own curve"
+    print(f"The best eight of b bands × r rows (b·r ≤ {k}) for t = {t:g}, fp weight {w:g}{curve}:")
     print(f"{'rank':>4} {'bands':>5} {'rows':>4} {'FP area':>10} {'FN area':>10} {'P(t)':>7}")
     for rank, c in enumerate(choices, start=1):
-        p = candidate_probability(t, c.b, c.r)
+        p = candidate_probability(t, c.b, c.r, sketch=sk, num_perm=k)
         print(f"{rank:>4} {c.b:>5} {c.r:>4} {c.fp:>10.5f} {c.fn:>10.5f} {p:>7.3f}")
     return 0
 
@@ -328,12 +352,25 @@ def cmd_app(args: argparse.Namespace) -> int:
     cmd += ["--server.fileWatcherType", "none", "--runner.postScriptGC", "false"]
     if args.headless:
         cmd += ["--server.headless", "true"]
+    extra = []
     if args.inputs:
-        cmd += ["--", "--corpus", *map(os.path.abspath, args.inputs)]
-        cmd += ["--text-field", args.text_field]
+        extra += ["--corpus", *map(os.path.abspath, args.inputs), "--text-field", args.text_field]
         if args.id_field:
-            cmd += ["--id-field", args.id_field]
+            extra += ["--id-field", args.id_field]
+    if args.index is not None:
+        from nearsim.index.core import Index
+
+        Index.open(args.index)  # a missing or foreign folder: exit 2 before the server starts
+        extra += ["--index", os.path.abspath(args.index)]
+    if extra:
+        cmd += ["--", *extra]
     return subprocess.call(cmd, cwd=script.parent)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from nearsim.index.commands import cmd_index as run
+
+    return run(args)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -342,7 +379,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return run(args)
 
 
-COMMANDS = {"dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "audit": cmd_audit}
+COMMANDS = {
+    "dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "index": cmd_index, "audit": cmd_audit,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

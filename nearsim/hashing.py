@@ -22,54 +22,86 @@ from nearsim.utils.arrays import pack_segments
 from nearsim.utils.validation import ArgumentTypeError
 from nearsim.utils.validation_arrays import check_shingle_sets
 
+_U32 = np.uint32
+_U64 = np.uint64
+
 
 @njit(cache=True, inline="always")
 def _rotl32(x, r):
-    return np.uint32((x << np.uint32(r)) | (x >> np.uint32(32 - r)))
+    return _U32((x << _U32(r)) | (x >> _U32(32 - r)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _mix_block(h, k):
+    """One 4-byte block of MurmurHash3 x86_32 folded into ``h``."""
+    k = _U32(k * _U32(0xCC9E2D51))
+    k = _rotl32(k, 15)
+    k = _U32(k * _U32(0x1B873593))
+    h ^= k
+    h = _rotl32(h, 13)
+    return _U32(h * _U32(5) + _U32(0xE6546B64))
+
+
+@njit(cache=True, inline="always")
+def _mix_tail(h, k):
+    """The last 1–3 bytes (little-endian in ``k``) folded into ``h``."""
+    k = _U32(k * _U32(0xCC9E2D51))
+    k = _rotl32(k, 15)
+    k = _U32(k * _U32(0x1B873593))
+    return _U32(h ^ k)
+
+
+@njit(cache=True, inline="always")
+def _finish(h, n):
+    h ^= _U32(n)
+    h ^= h >> _U32(16)
+    h = _U32(h * _U32(0x85EBCA6B))
+    h ^= h >> _U32(13)
+    h = _U32(h * _U32(0xC2B2AE35))
+    h ^= h >> _U32(16)
+    return h
+
+
+@njit(cache=True, inline="always")
 def murmur3_32(buf, start, end, seed):
     """MurmurHash3 x86_32 of ``buf[start:end]`` (uint8 array) with a uint32 seed."""
-    h = np.uint32(seed)
-    n = end - start
-    nblocks = n // 4
-    c1 = np.uint32(0xCC9E2D51)
-    c2 = np.uint32(0x1B873593)
-    for blk in range(nblocks):
-        p = start + 4 * blk
-        k = (
-            np.uint32(buf[p])
-            | (np.uint32(buf[p + 1]) << np.uint32(8))
-            | (np.uint32(buf[p + 2]) << np.uint32(16))
-            | (np.uint32(buf[p + 3]) << np.uint32(24))
+    h = _U32(seed)
+    p = start
+    while p + 4 <= end:
+        h = _mix_block(
+            h,
+            _U32(buf[p])
+            | (_U32(buf[p + 1]) << _U32(8))
+            | (_U32(buf[p + 2]) << _U32(16))
+            | (_U32(buf[p + 3]) << _U32(24)),
         )
-        k = np.uint32(k * c1)
-        k = _rotl32(k, 15)
-        k = np.uint32(k * c2)
-        h ^= k
-        h = _rotl32(h, 13)
-        h = np.uint32(h * np.uint32(5) + np.uint32(0xE6546B64))
-    tail = start + 4 * nblocks
-    rem = n & 3
-    k = np.uint32(0)
-    if rem >= 3:
-        k ^= np.uint32(buf[tail + 2]) << np.uint32(16)
-    if rem >= 2:
-        k ^= np.uint32(buf[tail + 1]) << np.uint32(8)
-    if rem >= 1:
-        k ^= np.uint32(buf[tail])
-        k = np.uint32(k * c1)
-        k = _rotl32(k, 15)
-        k = np.uint32(k * c2)
-        h ^= k
-    h ^= np.uint32(n)
-    h ^= h >> np.uint32(16)
-    h = np.uint32(h * np.uint32(0x85EBCA6B))
-    h ^= h >> np.uint32(13)
-    h = np.uint32(h * np.uint32(0xC2B2AE35))
-    h ^= h >> np.uint32(16)
-    return h
+        p += 4
+    rem = end - p
+    if rem > 0:
+        k = _U32(buf[p])
+        if rem >= 2:
+            k |= _U32(buf[p + 1]) << _U32(8)
+        if rem == 3:
+            k |= _U32(buf[p + 2]) << _U32(16)
+        h = _mix_tail(h, k)
+    return _finish(h, end - start)
+
+
+@njit(cache=True, inline="always")
+def murmur3_word(w, n):
+    """MurmurHash3 x86_32 (seed 0) of ``n`` ≤ 8 bytes held little-endian in the low bytes
+    of the uint64 ``w`` (its higher bytes are ignored): equal to :func:`murmur3_32` of
+    those bytes, without loading them one by one."""
+    h = _U32(0)
+    if n >= 4:
+        h = _mix_block(h, _U32(w & _U64(0xFFFFFFFF)))
+        if n == 8:
+            h = _mix_block(h, _U32(w >> _U64(32)))
+        elif n > 4:
+            h = _mix_tail(h, _U32((w >> _U64(32)) & ((_U64(1) << _U64(8 * (n - 4))) - _U64(1))))
+    elif n > 0:
+        h = _mix_tail(h, _U32(w & ((_U64(1) << _U64(8 * n)) - _U64(1))))
+    return _finish(h, n)
 
 
 @njit(cache=True)
@@ -375,6 +407,97 @@ def doc_shingle_spans(buf, lo, hi, word, whole, k, ring, out_starts, out_ends):
             out_ends[0] = hi
             count = 1
     return count
+
+
+@njit(cache=True, inline="always")
+def _one_byte_chars(buf, lo, hi):
+    """Whether ``buf[lo:hi]`` is ASCII: every character one byte."""
+    acc = np.uint8(0)
+    for x in range(lo, hi):
+        acc |= buf[x]
+    return acc < 0x80
+
+
+@njit(cache=True)
+def doc_hashes(buf, lo, hi, word, whole, k, ring, xs):
+    """MurmurHash3 (seed 0) of every shingle of one laid-out document, repeats included,
+    in order, into ``xs`` (uint32, length ≥ the document's bytes + 1); returns the count.
+
+    The same shingles as :func:`doc_shingle_spans`, hashed as they are cut, without
+    storing their spans. An ASCII document's character k-grams start at every byte, so
+    the k-gram ending at byte e starts at e − k; others keep the starts of the last k
+    characters in ``ring`` (scratch of length ≥ k).
+    """
+    if lo == hi:
+        return 0
+    seed = np.uint32(0)
+    if whole:
+        xs[0] = murmur3_32(buf, lo, hi, seed)
+        return 1
+    count = 0
+    if not word and _one_byte_chars(buf, lo, hi):
+        if hi - lo <= k:
+            xs[0] = murmur3_32(buf, lo, hi, seed)
+            return 1
+        if k <= 8:  # the k-gram at s is the low k bytes of the 8 from s, a rolling word
+            w = _U64(0)
+            for i in range(min(8, hi - lo)):
+                w |= _U64(buf[lo + i]) << _U64(8 * i)
+            for s in range(lo, hi - k + 1):
+                xs[count] = murmur3_word(w, k)
+                count += 1
+                w >>= _U64(8)
+                if s + 8 < hi:
+                    w |= _U64(buf[s + 8]) << _U64(56)
+            return count
+        for s in range(lo, hi - k + 1):
+            xs[count] = murmur3_32(buf, s, s + k, seed)
+            count += 1
+        return count
+    units = 0
+    pos = lo
+    if word:
+        while pos < hi:  # words are separated by exactly one space (0x20)
+            ring[units % k] = pos
+            units += 1
+            while pos < hi and buf[pos] != 0x20:
+                pos += 1
+            if units >= k:
+                xs[count] = murmur3_32(buf, ring[(units - k) % k], pos, seed)
+                count += 1
+            pos += 1
+        return count
+    while pos < hi:
+        ring[units % k] = pos
+        units += 1
+        pos += _utf8_step(buf[pos])
+        if units >= k:
+            xs[count] = murmur3_32(buf, ring[(units - k) % k], pos, seed)
+            count += 1
+    if units < k:
+        xs[0] = murmur3_32(buf, lo, hi, seed)
+        count = 1
+    return count
+
+
+def doc_chunks(doc_offsets: np.ndarray, target_bytes: int = 1 << 20) -> np.ndarray:
+    """Boundaries of runs of consecutive documents of about ``target_bytes`` each (at
+    least one document a run), for kernels that reuse their scratch across a run's
+    documents and run the runs in parallel.
+
+    Returns
+    -------
+    ndarray of int64, shape (c + 1,)
+        Run t is documents ``bounds[t]:bounds[t + 1]``.
+    """
+    n = doc_offsets.shape[0] - 1
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    total = int(doc_offsets[-1])
+    runs = max(1, min(n, total // target_bytes, 4096))
+    runs = max(runs, min(n, 64))  # enough runs for every thread, even on small inputs
+    bounds = np.searchsorted(doc_offsets[:-1], np.linspace(0, total, runs + 1)[1:-1])
+    return np.unique(np.concatenate([[0], bounds, [n]])).astype(np.int64)
 
 
 @njit(cache=True, parallel=True)

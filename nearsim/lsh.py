@@ -20,6 +20,7 @@ from numba import njit
 
 from nearsim.utils.validation import (
     check_banding,
+    check_bool,
     check_num_perm,
     check_threshold,
     check_weight,
@@ -28,7 +29,10 @@ from nearsim.utils.validation_arrays import check_similarity
 
 
 # -- the S-curve -----------------------------------------------------------------------
-def candidate_probability(s, b: int, r: int):
+def candidate_probability(
+    s, b: int, r: int, *, sketch: str = "minhash", num_perm=None, union_size=None,
+    with_error: bool = False,
+):  # fmt: skip
     """Probability that a pair of Jaccard similarity ``s`` becomes a candidate.
 
     Parameters
@@ -38,25 +42,52 @@ def candidate_probability(s, b: int, r: int):
     b : int
         Number of bands (>= 1).
     r : int
-        Rows per band (>= 1), with b·r at most 4,096.
+        Rows per band (>= 1), with b·r at most 4,096 (at most ``num_perm`` when given).
+    sketch : {"minhash", "superminhash"}
+        ``"minhash"``: independent positions, ``1 - (1 - s**r)**b`` exactly.
+        ``"superminhash"``: the sketch's own curve (:mod:`nearsim.sketch_law`): its law of
+        the agreement count, simulated once per (k, union size) and cached, through the
+        exact band arithmetic. Its positions are negatively correlated, so it differs from
+        the formula by up to about a point.
+    num_perm : int, optional
+        Signature length k (SuperMinHash's curve depends on it); default b·r.
+    union_size : int, optional
+        SuperMinHash: the pair's union size (default 200, pairs of short documents).
+    with_error : bool
+        Also return the Monte-Carlo standard error of each probability (0 for MinHash).
 
     Returns
     -------
     float or ndarray of float64
-        ``1 - (1 - s**r)**b``, same shape as ``s``.
+        Same shape as ``s``; with ``with_error``, a tuple (probability, standard error).
 
     Examples
     --------
     >>> round(candidate_probability(0.8, 9, 13), 4)
     0.3988
     """
-    b, r = check_banding(b, r)
+    from nearsim.sketch_law import check_sketch, curve
+
+    sketch, union_size = check_sketch(sketch, union_size)
+    with_error = check_bool(with_error, "with_error")
+    if num_perm is not None:
+        b, r = check_banding(b, r, check_num_perm(num_perm))
+    else:
+        b, r = check_banding(b, r)
     ss = check_similarity(s, "s")
-    # -expm1(b·log1p(-s^r)) keeps full relative precision where P is tiny; at s = 1 the
-    # log is -inf and the result exactly 1 (no fallback formula that loses it elsewhere)
-    with np.errstate(divide="ignore"):
-        p = -np.expm1(b * np.log1p(-(ss**r)))
-    return float(p) if np.ndim(p) == 0 else p
+    if sketch == "minhash":
+        # -expm1(b·log1p(-s^r)) keeps full relative precision where P is tiny; at s = 1 the
+        # log is -inf and the result exactly 1 (no fallback formula that loses it elsewhere)
+        with np.errstate(divide="ignore"):
+            p = -np.expm1(b * np.log1p(-(ss**r)))
+        err = np.zeros_like(p)
+    else:
+        k = b * r if num_perm is None else num_perm
+        p, err = curve(np.reshape(ss, -1), b, r, k, sketch, union_size)
+        p, err = p.reshape(np.shape(ss)), err.reshape(np.shape(ss))
+    if np.ndim(p) == 0:
+        p, err = float(p), float(err)
+    return (p, err) if with_error else p
 
 
 def steepest_point(b: int, r: int) -> float:
@@ -226,8 +257,42 @@ def _datasketch_error(t: float, b: int, r: int, wfp: float, wfn: float) -> float
     return fp * wfp + fn * wfn
 
 
+def _sketch_areas(t: float, k: int, sketch: str, union_size) -> tuple[np.ndarray, np.ndarray]:
+    """FP and FN areas of every (b, r) under a simulated sketch's curve, in datasketch's
+    order: the curve is piecewise linear between the simulated similarities, so the
+    trapezoid rule on them (and on t) integrates it exactly."""
+    from nearsim.sketch_law import (
+        DEFAULT_UNION,
+        _all_sums,
+        _log_factorials,
+        simulated_law,
+        union_grid,
+        weighted_law,
+    )
+
+    grid = simulated_law(k, union_grid(DEFAULT_UNION if union_size is None else union_size))[0]
+    laws, widths = [], []
+    for lo, hi in ((0.0, t), (t, 1.0)):
+        x = np.unique(np.concatenate([[lo, hi], grid[(grid > lo) & (grid < hi)]]))
+        w = np.zeros_like(x)
+        w[:-1] += np.diff(x) / 2
+        w[1:] += np.diff(x) / 2
+        laws.append(weighted_law(x, w, k, sketch, union_size))
+        widths.append(hi - lo)
+    r_max = k // np.arange(1, k + 1)
+    offsets = np.concatenate([[0], np.cumsum(r_max)]).astype(np.int64)
+    sums = _all_sums(k, _log_factorials(k), np.stack(laws), k + 1, offsets)
+    return sums[:, 0], widths[1] - sums[:, 1]
+
+
 def tune(
-    threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5
+    threshold: float,
+    num_perm: int,
+    fp_weight: float = 0.5,
+    fn_weight: float = 0.5,
+    *,
+    sketch: str = "minhash",
+    union_size=None,
 ) -> list[Choice]:
     """Every banding b × r <= num_perm, ranked by weighted false-positive and -negative area.
 
@@ -239,6 +304,12 @@ def tune(
         Signature length k, 1 to 4,096.
     fp_weight, fn_weight : float
         Weights (0 to 1, summing to 1) of the false-positive and false-negative areas.
+    sketch : {"minhash", "superminhash"}
+        Whose curve the areas are taken under: SuperMinHash's own, simulated
+        (:func:`candidate_probability`), integrated exactly as the piecewise-linear curve
+        it is; its near-ties are broken by enumeration order.
+    union_size : int, optional
+        SuperMinHash: the pairs' union size (default 200).
 
     Returns
     -------
@@ -270,12 +341,18 @@ def tune(
     b = np.repeat(np.arange(1, k + 1), r_max)
     starts = np.cumsum(r_max) - r_max
     r = np.arange(b.shape[0]) - np.repeat(starts, r_max) + 1
-    x, w = _gauss_legendre(k // 2 + 1)
-    fp, fn = _all_areas(t, k, x, w)
+    from nearsim.sketch_law import check_sketch
+
+    sketch, union_size = check_sketch(sketch, union_size)
+    if sketch == "minhash":
+        x, w = _gauss_legendre(k // 2 + 1)
+        fp, fn = _all_areas(t, k, x, w)
+    else:
+        fp, fn = _sketch_areas(t, k, sketch, union_size)
     error = fp * wfp + fn * wfn
     order = np.lexsort((np.arange(error.shape[0]), error))
     near = order[error[order] <= error[order[0]] + _TIE_WINDOW]
-    if near.shape[0] > 1:
+    if near.shape[0] > 1 and sketch == "minhash":
         ds = np.array([_datasketch_error(t, int(b[i]), int(r[i]), wfp, wfn) for i in near])
         near = near[np.lexsort((near, ds))]
         order = np.concatenate([near, order[near.shape[0] :]])

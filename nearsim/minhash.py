@@ -20,15 +20,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit, prange
 
+from nearsim import superminhash
 from nearsim.hashing import (
     FlatShingles,
     FlatTexts,
-    doc_shingle_spans,
+    doc_chunks,
+    doc_hashes,
     flatten,
     flatten_texts,
     murmur3_32,
 )
-from nearsim.utils.validation import ArgumentTypeError, check_bool, check_int, check_num_perm
+from nearsim.utils.validation import (
+    ArgumentTypeError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_num_perm,
+)
 from nearsim.utils.validation_arrays import (
     check_pairs,
     check_shingle_list,
@@ -40,6 +48,12 @@ if TYPE_CHECKING:  # imported where a frame is built
     import pandas as pd
 
 MERSENNE_P = (1 << 31) - 1
+SKETCHES = ("minhash", "superminhash")
+"""The sketches a :class:`MinHasher` computes (``sketch=``)."""
+DEDUPE_MIN_PERM = 32
+"""From this many hash functions on, :meth:`MinHasher.text_signatures` keeps each
+document's distinct base hashes before the k functions (the same signature, bit for bit):
+on long documents about a third of the shingles repeat."""
 EMPTY = np.uint32(0xFFFFFFFF)
 """Signature value of every position for a document with no shingles."""
 ONE_BYTE_CHANCE = 1.0 / 256.0
@@ -116,6 +130,94 @@ def _min_spans(mins, buf, starts, ends, lo, hi, a, b):
         _update(mins, a, b, murmur3_32(buf, starts[s], ends[s], np.uint32(0)))
 
 
+@njit(cache=True, inline="always")
+def _update4(mins, a, b, x1, x2, x3, x4):
+    """:func:`_update` for four base hashes in one pass over the k hash functions."""
+    xm1 = _mod_p(x1)
+    xm2 = _mod_p(x2)
+    xm3 = _mod_p(x3)
+    xm4 = _mod_p(x4)
+    for i in range(mins.shape[0]):
+        v12 = min(_permuted(a[i], b[i], xm1), _permuted(a[i], b[i], xm2))
+        v34 = min(_permuted(a[i], b[i], xm3), _permuted(a[i], b[i], xm4))
+        mins[i] = min(mins[i], min(v12, v34))
+
+
+@njit(cache=True, inline="always")
+def _min_hashes(mins, xs, count, a, b):
+    """Fold the base hashes ``xs[:count]`` into ``mins``, four a pass over the k functions
+    (a pass loads and stores ``mins`` and loads ``a`` and ``b`` once)."""
+    s = 0
+    while s + 3 < count:
+        _update4(mins, a, b, xs[s], xs[s + 1], xs[s + 2], xs[s + 3])
+        s += 4
+    while s < count:
+        _update(mins, a, b, xs[s])
+        s += 1
+
+
+@njit(cache=True, inline="always")
+def distinct_hashes(xs, count, keys, stamps, stamp):
+    """Keep the distinct values of ``xs[:count]`` (in order of first appearance) at the
+    front of ``xs``; returns how many. Equal base hashes give equal values under every
+    hash function, so a signature over the distinct ones is the same, bit for bit.
+
+    ``keys`` (uint32) and ``stamps`` (int64) are an open-addressing table of a power-of-two
+    length ≥ 2·count, reused across documents: a slot is taken when its stamp is this
+    document's ``stamp`` (no clearing between documents).
+    """
+    size = 16
+    while size < 2 * count:
+        size *= 2
+    mask = size - 1
+    nd = 0
+    for t in range(count):
+        x = xs[t]
+        slot = np.int64(x) & mask
+        while True:
+            if stamps[slot] != stamp:
+                stamps[slot] = stamp
+                keys[slot] = x
+                xs[nd] = x
+                nd += 1
+                break
+            if keys[slot] == x:
+                break
+            slot = (slot + 1) & mask
+    return nd
+
+
+@njit(cache=True, parallel=True)
+def _signatures_text_runs(buf, doc_offsets, whole, word, k_sh, a, b, mask, bounds, dedupe, out):
+    """Signatures from laid-out texts: runs of documents in parallel, each run reusing its
+    scratch; every shingle hashed as it is cut (:func:`doc_hashes`), the distinct base
+    hashes kept (when ``dedupe``), then minimised four at a time."""
+    k = a.shape[0]
+    for t in prange(bounds.shape[0] - 1):
+        d0 = bounds[t]
+        d1 = bounds[t + 1]
+        longest = 0
+        for d in range(d0, d1):
+            longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
+        xs = np.empty(longest + 1, dtype=np.uint32)
+        ring = np.empty(k_sh, dtype=np.int64)
+        size = 16
+        while size < 2 * (longest + 1):
+            size *= 2
+        keys = np.empty(size if dedupe else 1, dtype=np.uint32)
+        stamps = np.full(size if dedupe else 1, -1, dtype=np.int64)
+        mins = np.empty(k, dtype=np.uint32)
+        for d in range(d0, d1):
+            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
+                             ring, xs)  # fmt: skip
+            if dedupe:
+                cnt = distinct_hashes(xs, cnt, keys, stamps, d)
+            mins[:] = np.uint32(0xFFFFFFFF)
+            _min_hashes(mins, xs, cnt, a, b)
+            for i in range(k):
+                out[d, i] = mins[i] & mask
+
+
 @njit(cache=True, parallel=True)
 def _signatures_flat(buf, starts, ends, doc_offsets, a, b, mask, out):
     n = doc_offsets.shape[0] - 1
@@ -123,23 +225,6 @@ def _signatures_flat(buf, starts, ends, doc_offsets, a, b, mask, out):
     for d in prange(n):
         mins = np.full(k, np.uint32(0xFFFFFFFF))
         _min_spans(mins, buf, starts, ends, doc_offsets[d], doc_offsets[d + 1], a, b)
-        for i in range(k):
-            out[d, i] = mins[i] & mask
-
-
-@njit(cache=True, parallel=True)
-def _signatures_text(buf, doc_offsets, whole, word, k_sh, a, b, mask, out):
-    n = doc_offsets.shape[0] - 1
-    k = a.shape[0]
-    for d in prange(n):
-        lo = doc_offsets[d]
-        hi = doc_offsets[d + 1]
-        mins = np.full(k, np.uint32(0xFFFFFFFF))
-        ring = np.empty(k_sh, dtype=np.int64)
-        st = np.empty(hi - lo + 1, dtype=np.int64)
-        en = np.empty(hi - lo + 1, dtype=np.int64)
-        cnt = doc_shingle_spans(buf, lo, hi, word, whole[d], k_sh, ring, st, en)
-        _min_spans(mins, buf, st, en, 0, cnt, a, b)
         for i in range(k):
             out[d, i] = mins[i] & mask
 
@@ -183,12 +268,20 @@ class MinHasher:
     num_perm : int
         Number of hash functions k (signature length), 1 to 4,096.
     seed : int
-        Seed (>= 0) of the generator that draws a and b. MurmurHash3 always uses seed 0.
+        Seed (>= 0) of the generator that draws a and b (and of SuperMinHash's random
+        streams). MurmurHash3 always uses seed 0.
+    sketch : {"minhash", "superminhash"}
+        ``"minhash"``: the k independent functions above (seed 004's family). Or
+        ``"superminhash"`` (:mod:`nearsim.superminhash`): one pass over the shingles,
+        expected O(d + k log² k) work, an unbiased estimate with variance
+        J(1 − J)/k · α(k, u) ≤ J(1 − J)/k. Its positions are not independent, so its
+        candidate probability is its own curve (``candidate_probability(...,
+        sketch="superminhash")``), not 1 − (1 − s^r)^b.
 
     Attributes
     ----------
     a : ndarray of uint64, shape (num_perm,)
-        Multipliers, 1 <= a < p.
+        Multipliers, 1 <= a < p (drawn for either sketch; only "minhash" uses them).
     b : ndarray of uint64, shape (num_perm,)
         Offsets, 0 <= b < p.
 
@@ -202,9 +295,10 @@ class MinHasher:
 
     p = MERSENNE_P
 
-    def __init__(self, num_perm: int = 128, seed: int = 1):
+    def __init__(self, num_perm: int = 128, seed: int = 1, sketch: str = "minhash"):
         self.num_perm = check_num_perm(num_perm)
         self.seed = check_int(seed, "seed", low=0)
+        self.sketch = check_choice(sketch, "sketch", SKETCHES)
         rng = np.random.default_rng(self.seed)
         self.a = rng.integers(1, MERSENNE_P, size=self.num_perm, dtype=np.uint64)
         self.b = rng.integers(0, MERSENNE_P, size=self.num_perm, dtype=np.uint64)
@@ -213,7 +307,8 @@ class MinHasher:
         self._b32 = self.b.astype(np.uint32)
 
     def __repr__(self) -> str:
-        return f"MinHasher(num_perm={self.num_perm}, seed={self.seed})"
+        extra = "" if self.sketch == "minhash" else f", sketch={self.sketch!r}"
+        return f"MinHasher(num_perm={self.num_perm}, seed={self.seed}{extra})"
 
     # -- hashing -----------------------------------------------------------------------
     @staticmethod
@@ -275,6 +370,9 @@ class MinHasher:
         one_byte = check_bool(one_byte, "one_byte")
         flat = shingle_lists if isinstance(shingle_lists, FlatShingles) else flatten(shingle_lists)
         out, mask = self._empty_out(flat.n_docs, one_byte)
+        if self.sketch == "superminhash":
+            superminhash.signatures_flat(flat, self.seed, mask, out)
+            return out
         _signatures_flat(
             flat.buf, flat.starts, flat.ends, flat.doc_offsets, self._a32, self._b32, mask, out
         )
@@ -332,17 +430,14 @@ class MinHasher:
         ndarray of uint32 (uint8 if ``one_byte``), shape (n, num_perm)
         """
         out, mask = self._empty_out(flat.doc_offsets.shape[0] - 1, check_bool(one_byte, "one_byte"))
-        _signatures_text(
-            flat.buf,
-            flat.doc_offsets,
-            flat.whole,
-            flat.kind == "word",
-            flat.k,
-            self._a32,
-            self._b32,
-            mask,
-            out,
-        )
+        bounds = doc_chunks(flat.doc_offsets)
+        if self.sketch == "superminhash":
+            superminhash.signatures_text(flat, self.seed, mask, bounds, out)
+            return out
+        # the distinct step pays where shingles repeat and the k functions cost most
+        dedupe = self.num_perm >= DEDUPE_MIN_PERM
+        _signatures_text_runs(flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k,
+                              self._a32, self._b32, mask, bounds, dedupe, out)  # fmt: skip
         return out
 
     def parameters(self, count: int = 16) -> pd.DataFrame:
@@ -375,7 +470,8 @@ class MinHasher:
             One row per position: ``position`` (int64), ``shingle`` (str), ``index``
             (int64, the shingle's place in ``shingles``; the first on a tie), ``hash``
             (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
-            Empty when there are no shingles.
+            Empty when there are no shingles. For SuperMinHash the winner is the shingle
+            whose value j + r at that position is smallest.
         """
         import pandas as pd
 
@@ -383,17 +479,22 @@ class MinHasher:
         positions = check_int(positions, "positions", low=1)
         m = min(positions, self.num_perm) if shingles else 0
         x = self.base_hash(shingles)
-        vals = (self.a[:m] * x.astype(np.uint64).reshape(-1, 1) + self.b[:m]) % np.uint64(
-            MERSENNE_P
-        )
-        idx = vals.argmin(axis=0) if shingles else np.zeros(0, dtype=np.int64)
+        if self.sketch == "superminhash":
+            who, sig = superminhash.winners(x, self.num_perm, self.seed)
+            idx, value = who[:m], sig[:m]
+        else:
+            vals = (self.a[:m] * x.astype(np.uint64).reshape(-1, 1) + self.b[:m]) % np.uint64(
+                MERSENNE_P
+            )
+            idx = vals.argmin(axis=0) if shingles else np.zeros(0, dtype=np.int64)
+            value = vals[idx, np.arange(m)].astype(np.uint32)
         return pd.DataFrame(
             {
                 "position": np.arange(m, dtype=np.int64),
                 "shingle": pd.Series([shingles[i] for i in idx], dtype=str),
                 "index": idx.astype(np.int64),
                 "hash": x[idx],
-                "value": vals[idx, np.arange(m)].astype(np.uint32),
+                "value": value,
             }
         )
 

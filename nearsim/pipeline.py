@@ -126,7 +126,8 @@ def signature_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
     -------
     ndarray of uint32, shape (n, num_perm)
     """
-    return MinHasher(settings.num_perm, settings.hash_seed).signatures(shingles.flat)
+    hasher = MinHasher(settings.num_perm, settings.hash_seed, sketch=settings.sketch)
+    return hasher.signatures(shingles.flat)
 
 
 def candidate_stage(settings: Settings, signatures: np.ndarray, valid: np.ndarray) -> Candidates:
@@ -223,7 +224,8 @@ def prediction_stage(settings: Settings, similarities: tuple) -> Prediction:
     """What banding b × r is expected to do on this corpus (candidates, recall and
     precision before and after the estimate filter), from its pair similarities."""
     s, w = similarities
-    return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm)
+    return predict(s, w, settings.threshold, settings.bands, settings.rows, settings.num_perm,
+                   sketch=settings.sketch)  # fmt: skip
 
 
 def evaluation_stage(settings: Settings, exact: pd.DataFrame, candidates: Candidates) -> Evaluation:
@@ -279,7 +281,7 @@ STAGES: dict[str, Stage] = {
         Stage("shingles", shingle_stage, ("texts",), SHINGLE_FIELDS, "Cutting shingles", True),
         Stage("valid", valid_stage, ("shingles",), ("min_shingles",), "Applying the minimum"),
         Stage("tokens", tokens_stage, ("shingles",), (), "Preparing the exact join", True),
-        Stage("signatures", signature_stage, ("shingles",), ("num_perm", "hash_seed"),
+        Stage("signatures", signature_stage, ("shingles",), ("num_perm", "hash_seed", "sketch"),
               "Computing MinHash signatures", True),
         Stage("candidates", candidate_stage, ("signatures", "valid"), ("bands", "rows"),
               "Banding"),
@@ -299,7 +301,8 @@ STAGES: dict[str, Stage] = {
         Stage("similarities", similarities_stage, ("sample",), (),
               "Collapsing the sample to its distinct similarities"),
         Stage("prediction", prediction_stage, ("similarities",),
-              ("threshold", "bands", "rows", "num_perm"), "Predicting from the corpus's pairs"),
+              ("threshold", "bands", "rows", "num_perm", "sketch"),
+              "Predicting from the corpus's pairs"),
     )
 }  # fmt: skip
 """Every stage, each after the stages it reads: the core stages here, the explorer's
@@ -329,7 +332,7 @@ def key_fields(stage: str) -> tuple[str, ...]:
     --------
     >>> key_fields("candidates")
     ('shingle_kind', 'shingle_k', 'lowercase', 'remove_punctuation', 'collapse_whitespace', \
-'min_shingles', 'num_perm', 'hash_seed', 'bands', 'rows')
+'min_shingles', 'num_perm', 'hash_seed', 'sketch', 'bands', 'rows')
     """
     check_choice(stage, "stage", tuple(STAGES))
     fields: set[str] = set()

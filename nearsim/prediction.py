@@ -11,6 +11,11 @@ is a *candidate* when all r positions of some band agree, and it is *accepted* (
 filter) when it is a candidate and its estimate C/k ≥ t, where C is the number of agreeing
 positions among all k (the same float comparison the pipeline makes).
 
+That is classic MinHash (``sketch="minhash"``). For SuperMinHash the positions are
+exchangeable but not independent: C is not Binomial(k, s) but has the sketch's own law,
+simulated once (:mod:`nearsim.sketch_law`); everything below holds for it unchanged,
+with that law in place of the binomial.
+
 How the joint law is computed
 -----------------------------
 "Candidate" and "C/k ≥ t" are far from independent (a full band adds r agreements), so
@@ -36,14 +41,20 @@ which runs the programme once per r and reads every b off it, O(distinct s · k 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
 
+from nearsim.sketch_law import (
+    _all_sums,
+    _count_law,
+    _log_factorials,
+    _sums_for_r,
+    check_sketch,
+    weighted_law,
+)
 from nearsim.utils.validation import (
     check_banding,
     check_float,
@@ -101,158 +112,29 @@ class Prediction:
     precision_filtered: float
 
 
-# -- compiled kernels ------------------------------------------------------------------
-@njit(cache=True)
-def _log_factorials(k):
-    lf = np.zeros(k + 1)
-    for i in range(2, k + 1):
-        lf[i] = math.lgamma(i + 1.0)
-    return lf
-
-
-@njit(cache=True)
-def _log_choose(lf, n, m):
-    return lf[n] - lf[m] - lf[n - m]
-
-
-@njit(cache=True)
-def _merge(h, n, add, full, lf):
-    """Add ``add`` positions to ``n``: h over n + add positions from h over n.
-
-    For a total of m agreements, x of them fall among the new positions with the
-    hypergeometric weight C(add, x)·C(n, m − x)/C(n + add, m); with ``full`` the new
-    positions are a band, and x = add fills it (probability 1 of a full band). The weights
-    are walked from the mode by their ratios (one exponential per m) and normalised by
-    their computed sum, so rounding in the log-factorials cancels.
-    """
-    total = n + add
-    out = np.zeros(total + 1)
-    for m in range(total + 1):
-        lo = max(0, m - n)
-        hi = min(add, m)
-        mode = (m + 1) * (add + 1) // (total + 2)
-        mode = min(max(mode, lo), hi)
-        w0 = math.exp(
-            _log_choose(lf, add, mode) + _log_choose(lf, n, m - mode) - (_log_choose(lf, total, m))
-        )
-        val = 1.0 if (full and mode == add) else h[m - mode]
-        acc = w0 * val
-        wsum = w0
-        w = w0
-        for x in range(mode, hi):  # x -> x + 1
-            w *= (add - x) / (x + 1.0) * (m - x) / (n - m + x + 1.0)
-            if w == 0.0:
-                break
-            val = 1.0 if (full and x + 1 == add) else h[m - x - 1]
-            acc += w * val
-            wsum += w
-        w = w0
-        for x in range(mode, lo, -1):  # x -> x - 1 (never the full band)
-            w *= x / (add - x + 1.0) * (n - m + x) / (m - x + 1.0)
-            if w == 0.0:
-                break
-            acc += w * h[m - x + 1]
-            wsum += w
-        out[m] = acc / wsum
-    return out
-
-
-@njit(cache=True)
-def _sums_for_r(k, r, b_lo, b_hi, lf, law, c):
-    """For b = b_lo … b_hi: the dot products of g with the laws in ``law``.
-
-    ``law`` is (2, k + 1): all pairs, true pairs. Returns (b_hi − b_lo + 1, 4): candidates,
-    found, accepted, found_filtered.
-    """
-    out = np.zeros((b_hi - b_lo + 1, 4))
-    h = np.zeros(1)
-    n = 0
-    for b in range(1, b_hi + 1):
-        h = _merge(h, n, r, True, lf)
-        n += r
-        if b < b_lo:
-            continue
-        g = _merge(h, n, k - n, False, lf) if n < k else h
-        row = b - b_lo
-        for m in range(k + 1):
-            out[row, 0] += law[0, m] * g[m]
-            out[row, 1] += law[1, m] * g[m]
-        for m in range(c, k + 1):
-            out[row, 2] += law[0, m] * g[m]
-            out[row, 3] += law[1, m] * g[m]
-    return out
-
-
-@njit(cache=True, parallel=True)
-def _all_sums(k, lf, law, c, offsets):
-    """Every (b, r) with b·r <= k, row ``offsets[b − 1] + r − 1`` (datasketch's order)."""
-    out = np.zeros((offsets[k], 4))
-    for r0 in prange(k):
-        r = r0 + 1
-        part = _sums_for_r(k, r, 1, k // r, lf, law, c)
-        for b in range(1, k // r + 1):
-            out[offsets[b - 1] + r - 1, :] = part[b - 1, :]
-    return out
-
-
-@njit(cache=True)
-def _count_law(s, w, true, k, lf):
-    """W(m) = Σ w·Binom(m; k, s) over all pairs (row 0) and over the true ones (row 1)."""
-    law = np.zeros((2, k + 1))
-    pmf = np.zeros(k + 1)
-    for q in range(s.shape[0]):
-        sq = s[q]
-        pmf[:] = 0.0
-        if sq <= 0.0:
-            pmf[0] = 1.0
-        elif sq >= 1.0:
-            pmf[k] = 1.0
-        else:
-            mode = min(int((k + 1) * sq), k)
-            p0 = math.exp(
-                _log_choose(lf, k, mode) + mode * math.log(sq) + (k - mode) * math.log1p(-sq)
-            )
-            odds = sq / (1.0 - sq)
-            pmf[mode] = p0
-            total = p0
-            p = p0
-            for m in range(mode, k):
-                p *= (k - m) / (m + 1.0) * odds
-                if p == 0.0:
-                    break
-                pmf[m + 1] = p
-                total += p
-            p = p0
-            for m in range(mode, 0, -1):
-                p *= m / (k - m + 1.0) / odds
-                if p == 0.0:
-                    break
-                pmf[m - 1] = p
-                total += p
-            for m in range(k + 1):
-                pmf[m] /= total
-        for m in range(k + 1):
-            law[0, m] += w[q] * pmf[m]
-            if true[q]:
-                law[1, m] += w[q] * pmf[m]
-    return law
-
-
 # -- the public edge -------------------------------------------------------------------
 class _Corpus:
     """The validated inputs reduced to what every prediction needs."""
 
-    def __init__(self, similarity, weight, threshold, num_perm):
+    def __init__(self, similarity, weight, threshold, num_perm, sketch="minhash",
+                 union_size=None):  # fmt: skip
         s = check_pair_similarity(similarity)
         w = check_pair_weights(weight, s.shape[0], "weight")
         self.t = check_threshold(threshold)
         self.k = check_num_perm(num_perm)
+        sketch, union_size = check_sketch(sketch, union_size)
         values, inverse = np.unique(s, return_inverse=True)
         sums = np.bincount(inverse.reshape(-1), weights=w, minlength=values.shape[0])
         true = values >= self.t
         self.true_pairs = float(sums[true].sum())
         self.lf = _log_factorials(self.k)
-        self.law = _count_law(values, sums, true, self.k, self.lf)
+        if sketch == "minhash":
+            self.law = _count_law(values, sums, true, self.k, self.lf)
+        else:  # the sketch's own law of the agreement count (nearsim.sketch_law)
+            self.law = np.stack([
+                weighted_law(values, sums, self.k, sketch, union_size),
+                weighted_law(values[true], sums[true], self.k, sketch, union_size),
+            ])  # fmt: skip
         # smallest count m whose estimate m / k passes the filter (the pipeline's float test)
         self.c = int(np.argmax(np.arange(self.k + 1) / self.k >= self.t))
 
@@ -278,7 +160,9 @@ def _prediction(b: int, r: int, true_pairs: float, sums) -> Prediction:
     )
 
 
-def predict(similarity, weight, threshold, b, r, num_perm) -> Prediction:
+def predict(
+    similarity, weight, threshold, b, r, num_perm, *, sketch="minhash", union_size=None
+) -> Prediction:
     """Expected candidates, true pairs found, recall and precision of banding b × r.
 
     Parameters
@@ -296,6 +180,12 @@ def predict(similarity, weight, threshold, b, r, num_perm) -> Prediction:
         Bands and rows per band, b·r ≤ num_perm.
     num_perm : int
         Signature length k, 1 to 4096.
+    sketch : {"minhash", "superminhash"}
+        The signature's sketch. SuperMinHash's positions are not independent: its own
+        law of the agreement count is used (:mod:`nearsim.sketch_law`, simulated once and
+        cached), with the same exact treatment of bands and the filter.
+    union_size : int, optional
+        SuperMinHash only: the pairs' typical union size (default 200, short documents).
 
     Returns
     -------
@@ -319,13 +209,15 @@ def predict(similarity, weight, threshold, b, r, num_perm) -> Prediction:
     >>> round(p.recall_filtered, 4), round(p.accepted, 4)
     (0.9285, 0.9285)
     """
-    corpus = _Corpus(similarity, weight, threshold, num_perm)
+    corpus = _Corpus(similarity, weight, threshold, num_perm, sketch, union_size)
     b, r = check_banding(b, r, corpus.k)
     sums = _sums_for_r(corpus.k, r, b, b, corpus.lf, corpus.law, corpus.c)[0]
     return _prediction(b, r, corpus.true_pairs, sums)
 
 
-def tune_for(similarity, weight, threshold, num_perm, *, min_recall=0.95) -> list[Prediction]:
+def tune_for(
+    similarity, weight, threshold, num_perm, *, min_recall=0.95, sketch="minhash", union_size=None
+) -> list[Prediction]:
     """Every banding b·r ≤ num_perm, ranked for "reach recall ≥ R with the fewest candidates".
 
     Parameters
@@ -334,6 +226,8 @@ def tune_for(similarity, weight, threshold, num_perm, *, min_recall=0.95) -> lis
         As for :func:`predict`.
     min_recall : float
         Recall target R, 0 to 1, for the candidates (``.recall``, before the filter).
+    sketch, union_size
+        As for :func:`predict`.
 
     Returns
     -------
@@ -342,7 +236,7 @@ def tune_for(similarity, weight, threshold, num_perm, *, min_recall=0.95) -> lis
         fewest expected candidates first (ties: higher recall, then b, then r); then the
         rest, highest expected recall first (ties: fewer candidates, then b, then r). With
         no true pairs every recall is NaN, nothing reaches the target, and the list is by
-        fewest candidates. Each entry equals ``predict(..., b, r, num_perm)``.
+        fewest candidates. Each entry equals ``predict(..., b, r, num_perm, sketch=...)``.
 
     Notes
     -----
@@ -356,7 +250,7 @@ def tune_for(similarity, weight, threshold, num_perm, *, min_recall=0.95) -> lis
     >>> (best.b, best.r), round(best.recall, 3), round(best.candidates, 3)
     ((11, 10), 0.951, 2.008)
     """
-    corpus = _Corpus(similarity, weight, threshold, num_perm)
+    corpus = _Corpus(similarity, weight, threshold, num_perm, sketch, union_size)
     target = check_float(min_recall, "min_recall", low=0.0, high=1.0)
     k = corpus.k
     r_max = k // np.arange(1, k + 1)
@@ -405,7 +299,16 @@ class TunerComparison:
 
 
 def compare_tuners(
-    similarity, weight, threshold, num_perm, fp_weight=0.5, *, min_recall=0.95, low=0.3
+    similarity,
+    weight,
+    threshold,
+    num_perm,
+    fp_weight=0.5,
+    *,
+    min_recall=0.95,
+    low=0.3,
+    sketch="minhash",
+    union_size=None,
 ) -> TunerComparison:
     """What the area tuner and the recall tuner choose on this corpus, and why they differ.
 
@@ -419,6 +322,8 @@ def compare_tuners(
         The recall tuner's target R.
     low : float
         Similarity below which a pair counts as "far from t", in (0, threshold).
+    sketch, union_size
+        As for :func:`predict` (the area tuner uses the same sketch's curve).
 
     Returns
     -------
@@ -438,12 +343,13 @@ def compare_tuners(
     low = check_float(low, "low", low=0.0, high=t, low_open=True, high_open=True)
     s = check_pair_similarity(similarity)
     w = check_pair_weights(weight, s.shape[0])
-    best = tune(t, k, w_fp, 1.0 - w_fp)[0]
+    sk = {"sketch": sketch, "union_size": union_size}
+    best = tune(t, k, w_fp, 1.0 - w_fp, **sk)[0]
     total = float(w.sum())
     share = (lambda mask: float(w[mask].sum()) / total) if total > 0 else (lambda _: float("nan"))
     return TunerComparison(
-        areas=predict(s, w, t, best.b, best.r, k),
-        recall=tune_for(s, w, t, k, min_recall=min_recall)[:8],
+        areas=predict(s, w, t, best.b, best.r, k, **sk),
+        recall=tune_for(s, w, t, k, min_recall=min_recall, **sk)[:8],
         low_share=share(s < low),
         near_share=share(np.abs(s - t) <= 0.1),
         low=low,

@@ -281,6 +281,9 @@ def rate_by_band(
     candidates,
     b: int | None = None,
     r: int | None = None,
+    *,
+    sketch: str = "minhash",
+    num_perm: int | None = None,
 ) -> pd.DataFrame:
     """Measured share of pairs that became candidates in each 0.05 band of similarity.
 
@@ -299,6 +302,10 @@ def rate_by_band(
     b, r : int, optional
         Both or neither. When given, the S-curve's expected rate for the pairs actually in each band
         (the mean of P(J) over them) and its binomial standard error are added.
+    sketch, num_perm
+        Whose S-curve gives the expectation (:func:`nearsim.candidate_probability`):
+        ``"superminhash"`` has its own, which depends on the signature length ``num_perm``
+        (default b·r).
 
     Returns
     -------
@@ -344,7 +351,7 @@ def rate_by_band(
         }
     )
     if b is not None:
-        p = candidate_probability(jac, b, r)
+        p = candidate_probability(jac, b, r, sketch=sketch, num_perm=num_perm)
         p_sum = np.bincount(band, weights=p, minlength=N_BANDS)
         p2_sum = np.bincount(band, weights=p * (1 - p), minlength=N_BANDS)
         out["expected"] = _share(p_sum, total)

@@ -11,9 +11,9 @@ all come from the same place; :data:`RUN_FIELDS` and :data:`EXPLORER_FIELDS` say
 class holds which.
 
 When ``auto_tune`` is on, ``bands`` and ``rows`` always hold the tuner's choice for
-``(threshold, num_perm, fp_weight)`` — ``nearsim.lsh.tune(threshold, num_perm,
-fp_weight, 1 - fp_weight)[0]`` — whatever was passed, and they are not written to the
-link.
+``(threshold, num_perm, fp_weight, sketch)`` — ``nearsim.lsh.tune(threshold, num_perm,
+fp_weight, 1 - fp_weight, sketch=sketch)[0]`` — whatever was passed, and they are not
+written to the link.
 """
 
 from __future__ import annotations
@@ -256,8 +256,8 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             low=0, high=10_000,
         ),
         FieldSpec(
-            "num_perm", "int", 128, "Hash functions k (signature length)",
-            "How many MinHash functions, i.e. values per signature. More functions: a "
+            "num_perm", "int", 128, "Signature length (number of hash functions)",
+            "How many MinHash functions, i.e. values per signature (k). More functions: a "
             "smaller estimation error, √(J(1−J)/k), and more work.",
             low=8, high=1024,
         ),
@@ -265,6 +265,14 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             "hash_seed", "int", 1, "Hash seed",
             "Seed that draws the MinHash functions' a and b.",
             low=0, high=MAX_SEED,
+        ),
+        FieldSpec(
+            "sketch", "choice", "minhash", "Sketch",
+            "MinHash: k independent hash functions (the classic sketch, the one the "
+            "explorer teaches). SuperMinHash: one pass over the shingles, a smaller estimation "
+            "error, and its own S-curve.",
+            choices=("minhash", "superminhash"),
+            choice_labels=("MinHash", "SuperMinHash"),
         ),
         FieldSpec(
             "threshold", "float", 0.8, "Similarity threshold t",
@@ -312,11 +320,14 @@ _DEFAULT_TUNING = ((0.8, 128, 0.5), (9, 13))
 
 
 @functools.lru_cache(maxsize=512)
-def tuned_bands_rows(threshold: float, num_perm: int, fp_weight: float) -> tuple[int, int]:
-    """The tuner's (bands, rows) for a threshold, signature length and FP weight.
+def tuned_bands_rows(
+    threshold: float, num_perm: int, fp_weight: float, sketch: str = "minhash"
+) -> tuple[int, int]:
+    """The tuner's (bands, rows) for a threshold, signature length, FP weight and sketch.
 
-    ``nearsim.lsh.tune(threshold, num_perm, fp_weight, 1 - fp_weight)[0]``, cached. The
-    defaults' answer, 9 × 13, is known and needs no tuner.
+    ``nearsim.lsh.tune(threshold, num_perm, fp_weight, 1 - fp_weight, sketch=sketch)[0]``,
+    cached: for SuperMinHash the areas under its own curve. The defaults' answer, 9 × 13,
+    is known and needs no tuner.
 
     Parameters
     ----------
@@ -326,17 +337,19 @@ def tuned_bands_rows(threshold: float, num_perm: int, fp_weight: float) -> tuple
         Signature length, 8 to 1024.
     fp_weight : float
         Weight of the false-positive area, 0 to 1.
+    sketch : str
+        ``"minhash"`` or ``"superminhash"``.
 
     Returns
     -------
     tuple of int
         ``(bands, rows)``.
     """
-    if (threshold, num_perm, fp_weight) == _DEFAULT_TUNING[0]:
+    if (threshold, num_perm, fp_weight) == _DEFAULT_TUNING[0] and sketch == "minhash":
         return _DEFAULT_TUNING[1]
     from nearsim.lsh import tune
 
-    best = tune(threshold, num_perm, fp_weight, 1.0 - fp_weight)[0]
+    best = tune(threshold, num_perm, fp_weight, 1.0 - fp_weight, sketch=sketch)[0]
     return int(best.b), int(best.r)
 
 
@@ -396,6 +409,7 @@ class RunSettings:
     min_shingles: int = 0
     num_perm: int = 128
     hash_seed: int = 1
+    sketch: str = "minhash"
     threshold: float = 0.8
     auto_tune: bool = True
     fp_weight: float = 0.5
@@ -414,7 +428,9 @@ class RunSettings:
                 continue  # replaced by the tuner's choice below
             object.__setattr__(self, name, spec.coerce(value))
         if self.auto_tune:
-            bands, rows = tuned_bands_rows(self.threshold, self.num_perm, self.fp_weight)
+            bands, rows = tuned_bands_rows(
+                self.threshold, self.num_perm, self.fp_weight, self.sketch
+            )
             object.__setattr__(self, "bands", bands)
             object.__setattr__(self, "rows", rows)
             return
@@ -563,7 +579,8 @@ class RunSettings:
             threshold = values.get("threshold", FIELD_SPECS["threshold"].default)
             num_perm = values.get("num_perm", FIELD_SPECS["num_perm"].default)
             fp_weight = values.get("fp_weight", FIELD_SPECS["fp_weight"].default)
-            tuned = dict(zip(cls.TUNED, tuned_bands_rows(threshold, num_perm, fp_weight),
+            sketch = values.get("sketch", FIELD_SPECS["sketch"].default)
+            tuned = dict(zip(cls.TUNED, tuned_bands_rows(threshold, num_perm, fp_weight, sketch),
                              strict=True))  # fmt: skip
             for name in cls.TUNED:
                 if name in values and values.pop(name) != tuned[name]:

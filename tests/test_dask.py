@@ -76,7 +76,7 @@ def assert_same(local, got) -> None:
 
 def both(paths, scheduler, *, settings=SETTINGS, **options):
     """The local run and the Dask run on the same input; the Dask run checked against it."""
-    dask_only = {k: options.pop(k) for k in ("blocksize", "client_graph_bytes") if k in options}
+    dask_only = {k: options.pop(k) for k in ("blocksize",) if k in options}
     local = dedup(paths, settings, **options)
     got = dedup_dask(paths, settings, scheduler=scheduler, **options, **dask_only)
     assert_same(local, got)
@@ -188,12 +188,13 @@ def test_the_first_bad_record_stops_the_run_with_the_local_message(tmp_path, sch
 
 
 # -- clusters in the workers ---------------------------------------------------------------
-def test_clusters_by_label_propagation_equal_the_client_s(tmp_path, scheduler, texts):
-    """With no client memory for the graph, the components come from min-label propagation
-    in the workers; the labels are the same."""
+def test_clusters_across_partitions_equal_the_local_engine_s(tmp_path, scheduler, texts):
+    """The components come from large-star / small-star in the workers, across many small
+    partitions; the labels are the local engine's."""
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
-    local, _ = both(path, scheduler, verify="none", blocksize=150_000, client_graph_bytes=0)
+    local, got = both(path, scheduler, verify="none", blocksize=30_000)
     assert (np.bincount(local.labels) >= 3).any()  # chains of copies, not only pairs
+    assert got.extra["component_rounds"] >= 2  # union-find per partition was not enough
 
 
 # -- faults --------------------------------------------------------------------------------
@@ -218,27 +219,129 @@ class KillAfter(SchedulerPlugin):
 
 @pytest.mark.parametrize(
     ("prefix", "count"),
-    [("read_partition", 3), ("verify_second", 2)],
-    ids=["while-reading", "while-verifying"],
+    [
+        ("read_partition", 3),
+        ("band_frame", 2),
+        ("bucket_codes", 1),
+        ("verify_second", 2),
+        ("large_star", 2),
+        ("with_similarities", 1),
+    ],
+    ids=[
+        "while-reading",
+        "while-band-records-are-shuffled",
+        "while-the-band-shuffle-s-output-is-read",
+        "while-verifying",
+        "while-clustering",
+        "while-members-are-measured",
+    ],
 )
 def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefix, count):
-    """A worker is killed while the partitions are being read and signed (its signatures
-    are lost), or while the candidates are verified (the shuffled candidates it held are
-    lost too): Dask recomputes what it held and the output is unchanged."""
+    """A worker is killed (SIGKILL) at each stage: while the partitions are read and signed
+    (its signatures are lost), while the band records are sent through the P2P shuffle and
+    while its output is turned into pair codes (the shuffle runs again), while candidates
+    are verified, while the connected components' rounds run, and while members are
+    measured against their kept document: Dask recomputes what it held and the output is
+    unchanged."""
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
-    local = dedup(path, SETTINGS, verify="exact")
+    local = dedup(path, SETTINGS, verify="exact", cluster_check=True)
+    assert local.split_off > 0  # the member check has work to redo
     with Client(cluster.scheduler_address) as client:
         pids = client.run(os.getpid)
     plugin = KillAfter(cluster.scheduler, pids, prefix, count)
     cluster.scheduler.add_plugin(plugin, name="kill-after")
     try:
         got = dedup_dask(
-            path, SETTINGS, scheduler=cluster.scheduler_address, verify="exact", blocksize=40_000
+            path,
+            SETTINGS,
+            scheduler=cluster.scheduler_address,
+            verify="exact",
+            cluster_check=True,
+            blocksize=40_000,
         )
     finally:
         cluster.scheduler.remove_plugin("kill-after")
     assert plugin.killed, f"no worker finished {count} {prefix} tasks"
     assert_same(local, got)
+    with Client(cluster.scheduler_address) as client:
+        client.wait_for_workers(2, timeout=30)  # the nanny's new worker, for the next test
+
+
+# -- a client that dies resumes from what is on disk ---------------------------------------
+CRASHING_CLIENT = """
+import os, sys
+import nearsim as ns
+from nearsim.run import dask_engine, dask_resume
+
+stage = sys.argv[4]
+if stage == "signatures":  # dies once every partition is signed, before banding
+    dask_engine._Run.find_pairs = lambda self: os._exit(3)
+else:  # dies the moment the stage is marked complete on disk
+    mark = dask_resume.Work.mark
+    def mark_and_die(self, name, figures):
+        mark(self, name, figures)
+        if name == stage:
+            os._exit(3)
+    dask_resume.Work.mark = mark_and_die
+dask_engine.dedup_dask(sys.argv[1], ns.Settings(threshold=0.7), scheduler=sys.argv[2],
+                       out=sys.argv[3], verify="exact", cluster_check=True, blocksize=40_000)
+"""
+
+
+@pytest.mark.parametrize("stage", ["signatures", "pairs", "clusters"])
+def test_a_client_that_dies_resumes_from_the_completed_stages_on_disk(
+    tmp_path, scheduler, texts, stage
+):
+    """The client process dies (``os._exit``) after a stage is on disk; run again, the
+    engine loads what was kept — each signed partition, the verified pairs, the clusters —
+    and writes the local engine's tables. After signing, three partitions' files are
+    removed too: only those are read and signed again."""
+    import subprocess
+    import sys
+
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    out = tmp_path / "out"
+    args = [str(path), scheduler, str(out), stage]
+    died = subprocess.run([sys.executable, "-c", CRASHING_CLIENT, *args], timeout=300)
+    assert died.returncode == 3
+    work = out / ".nearsim-work"
+    signed = sorted((work / "signatures").glob("part-*.pickle"))
+    assert len(signed) > 5 and not (out / "summary.json").exists()
+    if stage == "signatures":
+        for part in signed[2:5]:
+            part.unlink()
+    got = dedup_dask(path, SETTINGS, scheduler=scheduler, out=out, verify="exact",
+                     cluster_check=True, blocksize=40_000)  # fmt: skip
+    want = {"signatures": ["signatures"], "pairs": ["signatures", "pairs"],
+            "clusters": ["signatures", "pairs", "clusters"]}  # fmt: skip
+    assert got.summary["resumed"] == want[stage]
+    assert not work.exists()  # a finished run leaves no work folder
+    local = dedup(path, SETTINGS, verify="exact", cluster_check=True)
+    assert local.split_off > 0
+    for name, table in (("clusters", local.cluster_table()), ("pairs", local.pair_table())):
+        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), table)
+    assert got.summary["split_off"] == local.split_off
+    assert got.summary["candidates"] == local.candidates
+
+
+def test_a_different_job_in_the_same_folder_starts_afresh(tmp_path, scheduler, texts):
+    """What an earlier run kept is used only by the same input and options."""
+    import subprocess
+    import sys
+
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts[:800]))
+    out = tmp_path / "out"
+    died = subprocess.run(
+        [sys.executable, "-c", CRASHING_CLIENT, str(path), scheduler, str(out), "pairs"],
+        timeout=300,
+    )
+    assert died.returncode == 3 and (out / ".nearsim-work" / "pairs" / "done.json").exists()
+    other = ns.Settings(threshold=0.6)
+    got = dedup_dask(path, other, scheduler=scheduler, out=out, verify="exact",
+                     cluster_check=True, blocksize=40_000)  # fmt: skip
+    assert got.summary["resumed"] == []
+    local = dedup(path, other, verify="exact", cluster_check=True)
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "pairs.parquet"), local.pair_table())
 
 
 # -- the command line ----------------------------------------------------------------------
@@ -257,6 +360,84 @@ def test_the_command_line_writes_the_local_engine_s_files(tmp_path, scheduler, t
     )
     for key in ("documents", "candidates", "pairs", "clusters", "removed", "settings", "read"):
         assert got[key] == local[key]
+
+
+def _news_with_one_page_copied(total: int, copies: int) -> list[str]:
+    """Example news items with ``copies`` copies of one page among them, spread evenly:
+    half of them exact, half with one word changed (distinct documents sharing most
+    band buckets: the bucket limit's case)."""
+    news = []
+    for seed in range(total // 20_000 + 1):
+        news += ns.example_corpus(20_000, seed=seed)["text"].tolist()
+    page = " ".join(f"word{i}" for i in range(60))
+    variants = [page if i % 2 else f"{page} edit{i}" for i in range(copies)]
+    texts = news[: total - copies]
+    step = len(texts) // copies
+    for i, v in enumerate(variants):
+        texts.insert(i * (step + 1), v)
+    return texts
+
+
+def test_a_hot_bucket_of_8000_copies_among_60000_writes_the_local_engine_s_files(
+    tmp_path, scheduler
+):
+    """8,000 copies of one page among 60,000 documents: all their pairs would be 32 million
+    candidates; the Dask engine runs to the end and its folders of parts equal the local
+    engine's files."""
+    texts = _news_with_one_page_copied(60_000, 8_000)
+    path = write_jsonl(tmp_path / "crawl.jsonl", ({"text": t} for t in texts))
+    args = ["dedup", str(path), "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
+    for name in ("clusters.parquet", "pairs.parquet"):
+        assert (tmp_path / "dask" / name).is_dir()
+        assert len(list((tmp_path / "dask" / name).glob("part-*.parquet"))) > 1
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "dask" / name), pd.read_parquet(tmp_path / "local" / name)
+        )
+    summary = json.loads((tmp_path / "dask" / "summary.json").read_text())
+    assert summary["documents"] == 60_000 and summary["candidates"] < 1_000_000
+    assert summary["workers_peak_memory_bytes"] > 0 and summary["peak_memory_bytes"] > 0
+    clusters = pd.read_parquet(tmp_path / "dask" / "clusters.parquet")
+    assert clusters["cluster_size"].max() >= 8_000  # the page's copies are one cluster
+    assert not list((tmp_path / "dask").glob(".*"))  # no temporary folder left behind
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_csv_and_json_lines_are_folders_of_parts_with_the_local_rows(
+    tmp_path, scheduler, texts, fmt
+):
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
+    args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--format", fmt]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
+    read = pd.read_csv if fmt == "csv" else lambda p: pd.read_json(p, lines=True)
+    for name in ("clusters", "pairs"):
+        parts = sorted((tmp_path / "dask" / f"{name}.{fmt}").glob(f"part-*.{fmt}"))
+        assert parts
+        got = pd.concat([read(p) for p in parts], ignore_index=True)
+        want = read(tmp_path / "local" / f"{name}.{fmt}")
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+
+
+def test_a_second_run_replaces_the_first_run_s_files_and_folders(tmp_path, scheduler, texts):
+    """A local run's single files and a Dask run's folders replace each other whole."""
+    path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts[:500]))
+    out = tmp_path / "out"
+    base = ["dedup", str(path), "--quiet", "--out", str(out)]
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main(base) == 0
+    local = pd.read_parquet(out / "clusters.parquet")
+    assert main([*base, *dask_args]) == 0
+    assert (out / "clusters.parquet").is_dir()
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "clusters.parquet"), local)
+    assert main(base) == 0
+    assert (out / "clusters.parquet").is_file()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "clusters.parquet", "pairs.parquet", "summary.json"
+    ]
 
 
 def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path, capsys, monkeypatch):

@@ -140,6 +140,8 @@ CORPUS_CONTENT = (
     r"^path '.*' does not exist; accepted: an existing file or folder",
     r"^folder '.*' holds no supported files",
 )
+INDEX_CONTENT = (r"^'.*' (does not exist|is not a folder|is not a nearsim index|has an "
+                 r"index\.json that)",)
 BR = {"b": ("r", "num_perm"), "r": ("b", "num_perm"), "num_perm": ("b", "r")}
 PAIRED = {"sets": ("valid", "pairs", "labels"), "valid": ("sets", "fingerprints"),
           "fingerprints": ("valid", "exact", "lsh_pairs"), "similarity": ("weight",),
@@ -407,6 +409,28 @@ TABLE: list[Case] = [
     Case("dedup_command", fn("dedup_command"), lambda f: {"settings": f.choice_settings,
          "inputs": "corpus/", "out": "out", "text_field": None, "verify": None,
          "use_settings": False}, is_a(str)),
+    # -- the persistent index ----------------------------------------------------------------
+    Case("Index.open", lambda f: ns.Index.open, lambda f: {"path": f.index_path,
+         "settings": f.choice_settings}, is_a(ns.Index), content=INDEX_CONTENT),
+    Case("Index.add", lambda f: f.index.add, lambda f: {"texts": f.texts[:3], "ids": None,
+         "skip_duplicates": True, "wait": 5.0},
+         satisfies(lambda out, kw: isinstance(out, pd.DataFrame)
+                   and set(out["row"]) == set(range(len(list(kw["texts"])))))),
+    Case("Index.query", lambda f: f.index.query, lambda f: {"texts": f.texts, "ids": None},
+         satisfies(lambda out, kw: isinstance(out, pd.DataFrame)
+                   and set(out["row"]) == set(range(len(list(kw["texts"])))))),
+    Case("Index.explain", lambda f: f.index.explain, lambda f: {"text": f.texts[1], "match": 0},
+         satisfies(lambda out, kw: 0 <= out.estimate <= 1 and out.band_rows.shape == (4, 4))),
+    *[
+        Case(f"Index.{name}", lambda f, name=name: getattr(f.index, name),
+             lambda f: {"positions": [0, 1]},
+             satisfies(lambda out, kw: len(out) == len(np.atleast_1d(kw["positions"]))))
+        for name in ("ids", "texts", "signatures", "valid")
+    ],
+    Case("Index.positions_of", lambda f: f.index.positions_of, lambda f: {"doc_id": "1"},
+         satisfies(lambda out, kw: out.tolist() == [1] if kw["doc_id"] in ("1", 1) else True)),
+    Case("Index.disk_bytes", lambda f: f.index.disk_bytes, lambda f: {},
+         satisfies(lambda out, kw: out > 0), examples=0),
     # -- the stage graph --------------------------------------------------------------------
     Case("pipeline.run", lambda f: ns.pipeline.run, lambda f: {"texts": f.texts,
          "settings": f.choice_settings},
@@ -443,6 +467,18 @@ DATA = {
 }
 
 NOT_IN_TABLE = {
+    "Index.create": "makes a folder at its path: garbage paths would make folders where the "
+    "tests run; its refusals are tested in test_index",
+    "Index.sign": "the index's settings applied to texts: sign_batch, whose edge is tested",
+    "Index.add_signed": "takes a Signed batch from Index.sign (the command line's path); add is "
+    "its edge",
+    "Index.query_signed": "takes a Signed batch from Index.sign; query is its edge",
+    "Index.match_among": "takes a Signed batch from Index.sign; dedup --against is its edge",
+    "Index.close": "no arguments; lets go of the mapped files",
+    "Index.settings": "a property",
+    "Index.keep_texts": "a property",
+    "Index.bucket_limit": "a property",
+    "Index.segment_count": "a property",
     "CorpusReader.skipped": "a property",
     "MinHasher.flat_text_signatures": "takes texts laid out by flatten_texts (checked there); "
     "text_signatures is its edge",

@@ -181,6 +181,13 @@ def test_the_wheel_installs_two_import_packages_and_no_generic_name(tmp_path):
     assert "nearsim_app/explorer/main.py" in names
     assert {f"nearsim_app/views/{v}.py" for v in ("documents", "banding", "export")} <= set(names)
     assert "nearsim/data/example_words.json" in names
+    # every module of the source tree is installed (a sub-package missing from
+    # pyproject's list would import here and fail after pip install)
+    sources = {f"nearsim/{q.relative_to(ROOT / 'nearsim').as_posix()}"
+               for q in (ROOT / "nearsim").rglob("*.py")}
+    sources |= {f"nearsim_app/{q.relative_to(ROOT / 'pages').as_posix()}"
+                for q in (ROOT / "pages").rglob("*.py")}
+    assert sources - set(names) == set()
 
 
 @pytest.mark.parametrize("command", [["pytest"], [sys.executable, "-m", "pytest"]])

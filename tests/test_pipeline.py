@@ -36,7 +36,7 @@ def test_keys_follow_the_graph():
     assert kf("tokens") == pipeline.SHINGLE_FIELDS
     assert "min_shingles" not in kf("signatures") and "bands" not in kf("signatures")
     assert set(kf("candidates")) == {*pipeline.SHINGLE_FIELDS, "min_shingles", "num_perm",
-                                     "hash_seed", "bands", "rows"}  # fmt: skip
+                                     "hash_seed", "sketch", "bands", "rows"}  # fmt: skip
     assert "threshold" not in kf("sample") and "threshold" not in kf("rates")
     assert "threshold" in kf("exact") and "bands" not in kf("exact")
     for name in pipeline.STAGES:

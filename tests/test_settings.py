@@ -29,6 +29,7 @@ API_DEFAULTS = {
     "min_shingles": 0,
     "num_perm": 128,
     "hash_seed": 1,
+    "sketch": "minhash",
     "threshold": 0.8,
     "auto_tune": True,
     "fp_weight": 0.5,
@@ -38,7 +39,7 @@ API_DEFAULTS = {
 }
 
 
-def fake_tune(threshold, num_perm, fp_weight=0.5, fn_weight=0.5):
+def fake_tune(threshold, num_perm, fp_weight=0.5, fn_weight=0.5, *, sketch="minhash"):
     """A cheap stand-in for nearsim.lsh.tune: any valid banding that depends on the inputs."""
     bands = max(1, min(num_perm, round(num_perm * fp_weight * threshold) // 4 or 1))
     return [types.SimpleNamespace(b=bands, r=num_perm // bands, fp=0.0, fn=0.0, error=0.0)]
@@ -49,9 +50,9 @@ def tuner(function) -> Iterator[list]:
     """Make ``nearsim.lsh.tune`` be ``function`` (recording its calls) for a while."""
     calls: list = []
 
-    def recording(*args):
+    def recording(*args, **kwargs):
         calls.append(args)
-        return function(*args)
+        return function(*args, **kwargs)
 
     module = types.ModuleType("nearsim.lsh")
     module.tune = recording

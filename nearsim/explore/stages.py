@@ -17,6 +17,7 @@ import pandas as pd
 
 from nearsim.clustering import ClusterCheck, check_against_kept, clusters
 from nearsim.explore.explain import shingle_length_profile
+from nearsim.explore.giants import ClusterWarnings, cluster_warnings
 from nearsim.explore.simhash_stages import (
     SIMHASH_SEED,
     broken_health_stage,
@@ -56,7 +57,8 @@ def funnel_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray):
 
 def rate_stage(settings: Settings, sample: pd.DataFrame, candidates: Candidates) -> pd.DataFrame:
     """Measured candidate rate per 0.05 bin of similarity, with the S-curve's expectation."""
-    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows)
+    return rate_by_band(sample, candidates.pairs, settings.bands, settings.rows,
+                        sketch=settings.sketch, num_perm=settings.num_perm)  # fmt: skip
 
 
 def check_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray, tokens: TokenSets):
@@ -91,6 +93,18 @@ def check_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray, tok
     return ClusterCheck(table, check.labels)
 
 
+def giants_stage(
+    settings: Settings, accepted: np.ndarray, valid: np.ndarray, tokens: TokenSets
+) -> ClusterWarnings:
+    """Chained and giant clusters of the accepted pairs, by exact Jaccard with each
+    cluster's first document (:func:`nearsim.explore.giants.cluster_warnings`)."""
+
+    def similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return pair_jaccard(tokens, np.stack([a, b], axis=1))
+
+    return cluster_warnings(valid.shape[0], accepted, similarity, settings.threshold)
+
+
 def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
     """How the shingle length changes what is rare, on a sample of the documents."""
     return shingle_length_profile(
@@ -100,6 +114,13 @@ def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
         remove_punctuation=settings.remove_punctuation,
         collapse_whitespace=settings.collapse_whitespace,
     )
+
+
+def sketches_stage(settings: Settings, texts, shingles, sample, exact, valid):
+    """Classic MinHash and SuperMinHash on these documents (:mod:`nearsim.explore.sketches`)."""
+    from nearsim.explore.sketches import compare_sketches
+
+    return compare_sketches(texts, shingles.flat, sample, exact, valid, settings)
 
 
 # fmt: off
@@ -112,6 +133,11 @@ register(
               "Counting what each filter of the exact join removes", True),
         Stage("check", check_stage, ("accepted", "valid", "tokens"), ("threshold",),
               "Checking every member against its cluster's kept document", True),
+        Stage("giants", giants_stage, ("accepted", "valid", "tokens"), ("threshold",),
+              "Looking for chained and giant clusters"),
+        Stage("sketches", sketches_stage, ("texts", "shingles", "sample", "exact", "valid"),
+              ("num_perm", "hash_seed", "bands", "rows"),
+              "Signing with both sketches and scoring them", True),
         Stage("k_profile", k_profile_stage, ("texts",),
               ("shingle_kind", "lowercase", "remove_punctuation", "collapse_whitespace"),
               "Measuring every shingle length", True),

@@ -23,16 +23,19 @@ The stages, and where each runs:
    key collision never makes a candidate), the MinHash estimate computed, and the filter
    applied — the exact Jaccard from both documents' shingles with ``verify="exact"``
    (``nearsim.join.exact.pair_jaccard``).
-4. **Clusters**: the connected components of the accepted pairs, with
-   :func:`nearsim.clusters` on the client while ``documents · NODE_BYTES + pairs ·
-   EDGE_BYTES`` fits in ``client_graph_bytes``; beyond it, iterated min-label propagation
-   over the edge partitions in the workers (each document's label becomes the smallest
-   label among its neighbours' until none changes: the smallest row of its component),
-   renumbered like :func:`nearsim.clusters`. Either way, the same labels.
+4. **Clusters, sizes and the output** (workers, :mod:`nearsim.run.dask_clusters`): the
+   connected components of the accepted pairs by large-star / small-star
+   (:mod:`nearsim.run.dask_components`), each member's similarity to its cluster's kept
+   document (the same join as verification), the member check's rounds, cluster sizes;
+   then each partition writes its rows of ``clusters`` and ``pairs`` as a Parquet (or
+   CSV, JSON lines) part.
 
-The accepted pairs, labels and ids come back to the client (the output files are written
-there, as :func:`nearsim.run.local.write_outputs` does for the local engine). Every task is a
-pure function of its inputs, so when a worker dies Dask recomputes what it held.
+The client holds futures, the plan and counts: nothing with a value per document. The
+output folders are renamed into place when every part is written, ``summary.json`` last.
+Without an output folder (the library call), the parts are gathered into a
+:class:`nearsim.run.result.DedupResult` instead. Every task is a pure function of its
+inputs, so when a worker dies Dask recomputes what it held (tested for each stage:
+reading, the band shuffle, verification, clustering).
 
 Why this way:
 
@@ -53,21 +56,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import operator
 import os
+import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from nearsim.banding import TooManyPairsError
-from nearsim.clustering import check_against_kept
 from nearsim.io.corpora import CorpusReport, iter_corpus
+from nearsim.run import dask_clusters as dc
 from nearsim.run import dask_pairs as dp
 from nearsim.run import dask_read as dr
+from nearsim.run import dask_resume as dk
 from nearsim.run.options import (
     BUCKET_LIMIT,
+    FORMATS,
     MAX_CANDIDATES,
     VERIFY,
     check_paths,
@@ -84,15 +90,6 @@ DEFAULT_BLOCKSIZE = 64 << 20
 MIN_BLOCKSIZE = 1 << 20
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a scheduler (and for its first worker)."""
-CLIENT_GRAPH_BYTES = 2 << 30
-"""Memory the client may spend on connected components (2 GiB); above it, the workers."""
-EDGE_BYTES = 40
-NODE_BYTES = 80
-"""Client memory :func:`nearsim.clusters` takes per accepted pair and per document, beyond
-the pairs and labels it is given and returns: its peak (tracemalloc) fits
-``≈ 17 · pairs + 70 · documents`` bytes on random graphs (``benchmarks/bench_dask.py``
-measures it); these round it up. With the default budget the client clusters up to about
-25 million documents; larger corpora are clustered in the workers."""
 MAX_DOCUMENTS = 3_037_000_499
 """Pair codes ``i · n + j`` fit in int64 up to this many documents."""
 
@@ -113,13 +110,16 @@ def dedup_dask(
     batch_size: int = 10_000,
     max_candidates: int = MAX_CANDIDATES,
     bucket_limit: int = BUCKET_LIMIT,
-    client_graph_bytes: int = CLIENT_GRAPH_BYTES,
     timeout: float | None = None,
-) -> DedupResult:
+    out: str | os.PathLike | None = None,
+    fmt: str = "parquet",
+) -> DedupResult | WrittenRun:
     """Find the near-duplicate pairs and clusters of a corpus on a Dask cluster.
 
     The result equals :func:`nearsim.run.local.dedup`'s on the same input and settings: the
-    same rows, ids, candidates, accepted pairs, estimates, exact Jaccard and labels.
+    same rows, ids, candidates, accepted pairs, estimates, exact Jaccard and labels. With
+    ``out``, the workers write the tables there and the client holds nothing per document;
+    without it, the tables are gathered into a DedupResult.
 
     Parameters
     ----------
@@ -151,17 +151,23 @@ def dedup_dask(
         Limit on the pairs one partition of band buckets may make (``TooManyPairsError``).
     bucket_limit : int
         As for :func:`nearsim.run.local.dedup`.
-    client_graph_bytes : int
-        Client memory for connected components (≥ 0); larger graphs are clustered in the
-        workers.
     timeout : float, optional
         Seconds to wait for the scheduler and for a worker (default
         :data:`CONNECT_TIMEOUT`).
+    out : path, optional
+        The output folder (made if missing): ``clusters.<fmt>`` and ``pairs.<fmt>`` as
+        folders of parts ``part-00000.<fmt>``, … (in row order; ``pandas.read_parquet``
+        reads a folder as one table; a CSV or JSON lines part each has its own header or
+        records), written by the workers, and ``summary.json``, written last. Every worker
+        must see the folder at the same path (shared storage).
+    fmt : {"parquet", "csv", "jsonl"}
+        The tables' format with ``out``.
 
     Returns
     -------
-    DedupResult
-        ``seconds`` holds the wall time of each stage (connect, plan, signatures — read
+    DedupResult or WrittenRun
+        Without ``out``, a DedupResult; with it, a :class:`WrittenRun` (the summary and
+        the files). ``seconds`` holds the wall time of each stage (connect, plan, signatures — read
         and signed in one stage —, bands, verify, clusters, gather) and the CPU time the
         workers spent reading and signing (``read_cpu``, ``signatures_cpu``, summed over
         tasks).
@@ -184,7 +190,11 @@ def dedup_dask(
         check_int(max_candidates, "max_candidates", low=0),
         check_int(bucket_limit, "bucket_limit", low=2),
     )
-    client_graph_bytes = check_int(client_graph_bytes, "client_graph_bytes", low=0)
+    fmt = check_choice(fmt, "fmt", FORMATS)
+    if out is not None:
+        from nearsim.run.outputs import prepare_output
+
+        out = prepare_output(out)  # a file there is refused before the cluster starts
     timeout = (
         CONNECT_TIMEOUT
         if timeout is None
@@ -200,9 +210,9 @@ def dedup_dask(
     )
     reading = dr.Reading(text_field, id_field, on_error, batch_size)
     with _connect(scheduler, workers, timeout, clock) as client:
-        run = _Run(client, settings, reading, verify, clock, limits, client_graph_bytes)
+        run = _Run(client, settings, reading, verify, clock, limits)
         run.cluster_check = cluster_check
-        return run.result(reader.files, blocksize)
+        return run.result(reader.files, blocksize, out, fmt)
 
 
 # -- the cluster ---------------------------------------------------------------------------
@@ -257,16 +267,18 @@ def _connect(scheduler: str | None, workers: int, timeout: float, clock: Clock):
             cluster.close()
         return
     with clock.stage("connect", f"connecting to the Dask scheduler at {scheduler}"):
-        client = Client.__new__(Client)  # kept even if __init__ fails: see _discard
-        try:
-            client.__init__(scheduler, timeout=timeout)
-        except (OSError, ValueError, TypeError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            _discard(client)
+        reason = _unreachable(scheduler, timeout)
+        client = None
+        if reason is None:
+            try:
+                client = Client(scheduler, timeout=timeout)
+            except (OSError, ValueError, TypeError) as exc:  # it went away in between
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if client is None:
             raise ValueError(
                 f"the Dask scheduler at {scheduler!r} cannot be reached ({reason}); "
                 "accepted: the address of a running scheduler, like tcp://127.0.0.1:8786"
-            ) from None
+            )
     try:
         _check_workers(client, scheduler, timeout)
         yield client
@@ -274,21 +286,30 @@ def _connect(scheduler: str | None, workers: int, timeout: float, clock: Clock):
         client.close()
 
 
-def _discard(client) -> None:
-    """Stop the IO-loop thread of a ``Client`` whose constructor raised.
+def _unreachable(address: str, timeout: float) -> str | None:
+    """Why the scheduler at ``address`` cannot be reached, or None when it answers.
 
-    Such a Client already runs its loop thread. If it failed to connect it marks itself
-    closed, so neither ``close`` nor ``__del__`` ever stops that thread; if it failed on the
-    address it stays "connecting", and its ``__del__`` closes it whenever the garbage
-    collector gets to it -- which, inside the next Client's ``LoopRunner.start`` (holding the
-    class-wide lock that closing needs), makes that next Client fail after 10 s with a bare
-    ``AssertionError`` (distributed 2026.8). Closing both kinds here, with no lock held,
-    leaves nothing behind.
+    Asked with ``distributed.comm.connect`` on an event loop of our own, closed after:
+    a ``Client`` whose constructor fails keeps its event-loop thread running (distributed
+    2026.8), and its late clean-up could break the next Client, so a Client is only made
+    for an address that answered.
     """
-    with contextlib.suppress(Exception):
-        client.close(timeout=1)  # a Client still "connecting": closes and stops its loop
-    with contextlib.suppress(Exception):
-        client._loop_runner.stop()  # one that closed itself still runs its loop thread
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=timeout)
+        await comm.close()
+
+    try:  # in a thread of its own: the caller may already run an event loop (a notebook)
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, probe()).result()
+    except Exception as exc:  # any failure to connect is the user's address or network
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return text
+    return None
 
 
 def _check_workers(client, scheduler: str, timeout: float) -> None:
@@ -351,66 +372,251 @@ def merge_reports(reports: list[CorpusReport], files: int) -> CorpusReport:
 
 
 # -- the run -------------------------------------------------------------------------------
+@dataclass
+class WrittenRun:
+    """What :func:`dedup_dask` returns when the workers write the output.
+
+    Attributes
+    ----------
+    summary : dict
+        The figures of ``summary.json`` (as written).
+    files : list of Path
+        ``clusters.<fmt>`` and ``pairs.<fmt>`` (folders of parts) and ``summary.json``.
+    read_report : str
+        What the readers read and skipped, in one line.
+    """
+
+    summary: dict
+    files: list
+    read_report: str
+
+
 class _Run:
     """One dedup run on a client: the stages in order, their futures, their timings."""
 
     cluster_check = False
 
-    def __init__(self, client, settings, reading, verify, clock, limits, graph_bytes):
+    def __init__(self, client, settings, reading, verify, clock, limits):
         self.client = client
         self.settings = settings
         self.reading = reading
         self.verify = verify
         self.clock = clock
         self.max_pairs, self.bucket_limit = limits
-        self.graph_bytes = graph_bytes
         self.copies = 0
 
-    def result(self, files: list[Path], blocksize: int | None) -> DedupResult:
-        self.read(files, blocksize or _auto_blocksize(files, self.client))
+    def _submit(self, fn, *args, **kwargs):
+        return self.client.submit(fn, *args, pure=False, **kwargs)
+
+    def result(self, files: list[Path], blocksize: int | None, out: Path | None, fmt: str):
+        self.read(files, blocksize or _auto_blocksize(files, self.client), out)
+        exact = self.verify == "exact"
+        candidates, accepted = self.verified_pairs()
+        pairs = dd_from(accepted, dp.accepted_frame, dp.accepted_meta(exact))
+        npairs = sum(self.client.gather([self._submit(_pair_count, f) for f in accepted]))
+        what = "clustering and checking members" if self.cluster_check else "clustering"
+        with self.clock.stage("clusters", f"{what}: {npairs:,} pairs"):
+            root, sim, size, split_off, rounds = self.clusters(pairs, npairs)
+        parts = [self.parts[i] for i in self.used]
+        firsts = [self.first_record[i] for i in self.used]
+        counts = self.client.gather(
+            [
+                self._submit(dc.cluster_counts, r, z, self._submit(dc.valid_of, p), s)
+                for r, z, p, s in zip(root, size, parts, self.starts, strict=True)
+            ]
+        )
+        tables = {
+            "clusters": [
+                self._submit(dc.cluster_columns, p, f, r, z, x, s)
+                for p, f, r, z, x, s in zip(parts, firsts, root, size, sim, self.starts,
+                                            strict=True)
+            ],
+            "pairs": self._pair_tables(pairs, exact),
+        }
+        del root, size, sim
+        figures = {
+            "documents": self.n,
+            "without_signature": sum(c["without_signature"] for c in counts),
+            "exact_duplicates": int(self.copies),
+            "candidates": int(candidates),
+            "pairs": int(npairs),
+            "clusters": sum(c["clusters"] for c in counts),
+            "removed": sum(c["removed"] for c in counts),
+            "split_off": int(split_off),
+            "cluster_check": bool(self.cluster_check),
+        }
+        extra = {
+            "component_rounds": rounds,
+            "workers": len(self.client.nthreads()),
+            "resumed": self.resumed,
+        }
+        if out is None:
+            return self._gathered(tables, figures, extra, exact)
+        return self._written(tables, figures, extra, out, fmt)
+
+    def verified_pairs(self) -> tuple[int, list]:
+        """Stages 2 and 3, or their result kept on disk by an earlier run of the same job."""
+        work = self.work
+        done = work.done("pairs")
+        if done is not None:
+            self.copies = done["exact_duplicates"]
+            self.resumed.append("pairs")
+            self.clock.say("resuming: the verified pairs are on disk")
+            paths = [work.part("pairs", i) for i in range(len(self.used))]
+            return done["candidates"], self.client.map(dk.kept, paths, pure=False)
         try:
-            candidates, pairs, est, jaccard, accepted = self.find_pairs()
+            candidates, accepted = self.find_pairs()
         except TooManyPairsError:
             raise TooManyPairsError(too_many_candidates(self.max_pairs)) from None
-        what = "clustering and checking members" if self.cluster_check else "clustering"
-        with self.clock.stage("clusters", f"{what}: {pairs.shape[0]:,} pairs"):
-            labels = None
-            if self.n * NODE_BYTES + pairs.shape[0] * EDGE_BYTES > self.graph_bytes:
-                labels = self.distributed_labels(accepted)
-            t = self.settings.threshold if self.cluster_check else None
-            check = check_against_kept(self.n, pairs, self.similarities, t, labels=labels)
-        del accepted
-        with self.clock.stage("gather", "gathering ids"):
-            client = self.client
-            ids_f = [
-                client.submit(dr.part_ids, f, first, pure=False)
-                for f, first in zip(self.parts, self.first_record, strict=True)
+        if work.folder is not None:
+            accepted = [
+                self._submit(dk.keep, f, work.part("pairs", i)) for i, f in enumerate(accepted)
             ]
-            ids_parts = client.gather(ids_f)
-            ids = np.concatenate(ids_parts).tolist() if ids_parts else []
-            valid = client.gather(client.map(dr.part_valid, self.parts, pure=False))
-            valid = np.concatenate(valid) if valid else np.zeros(0, bool)
+            self.client.gather([self._submit(_pair_count, f) for f in accepted])
+            work.mark("pairs", {"candidates": candidates, "exact_duplicates": self.copies})
+        return candidates, accepted
+
+    def clusters(self, pairs, npairs: int):
+        """Stage 4 up to the sizes, or its result kept on disk: futures per row partition
+        of roots, similarities and sizes; documents split off; rounds of components."""
+        work, exact = self.work, self.verify == "exact"
+        done = work.done("clusters")
+        if done is not None:
+            self.resumed.append("clusters")
+            self.clock.say("resuming: the clusters are on disk")
+            paths = [work.part("clusters", i) for i in range(len(self.used))]
+            held = self.client.map(dk.kept, paths, pure=False)
+            root, sim, size = ([self._submit(_item, f, j) for f in held] for j in range(3))
+            return root, sim, size, done["split_off"], done["rounds"]
+        stage = dc.Clusters(
+            self.client,
+            self.starts,
+            self.sizes,
+            self.n,
+            self.measure,
+            "jaccard" if exact else "estimate",
+            self.clock.say,
+        )
+        if npairs:
+            t = self.settings.threshold if self.cluster_check else None
+            root, sim, left = stage.run(pairs, t)
+            size = stage.sizes_of(root)
+        else:
+            root = [self._submit(dc.first_roots, s, m) for s, m in self._ranges()]
+            sim = [self._submit(np.ones, m, dtype=np.float64) for _, m in self._ranges()]
+            left = [self._submit(np.zeros, m, dtype=bool) for _, m in self._ranges()]
+            size = [self._submit(np.ones, m, dtype=np.int64) for _, m in self._ranges()]
+        split_off = sum(self.client.gather([self._submit(dc.count, f) for f in left]))
+        del left
+        if work.folder is not None:
+            held = [
+                self._submit(dk.keep, (r, x, z), work.part("clusters", i))
+                for i, (r, x, z) in enumerate(zip(root, sim, size, strict=True))
+            ]
+            self.client.gather([self._submit(_length, f) for f in held])
+            work.mark("clusters", {"split_off": split_off, "rounds": stage.rounds})
+        return root, sim, size, split_off, stage.rounds
+
+    def _ranges(self):
+        return zip(self.starts, self.sizes, strict=True)
+
+    def _pair_tables(self, pairs, exact: bool) -> list:
+        """Futures of the accepted pairs' columns per row partition of their ``a``."""
+        import dask
+
+        if not self.used:
+            return []
+        by_a = pairs.set_index("a", divisions=[*self.starts, self.n]).to_delayed()
+        return self.client.compute([dask.delayed(dc.pair_columns)(p, exact) for p in by_a])
+
+    def _workers_peak(self) -> int:
+        from nearsim.run.result import peak_memory_bytes
+
+        return max(self.client.run(peak_memory_bytes).values(), default=0)
+
+    def _gathered(self, tables: dict, figures: dict, extra: dict, exact: bool) -> DedupResult:
+        """The tables gathered on the client, as a DedupResult (every document's row there:
+        for corpora that fit one machine's memory)."""
+        with self.clock.stage("gather", "gathering the tables"):
+            parts = [self.parts[i] for i in self.used]
+            valid = self.client.gather([self._submit(dc.valid_of, p) for p in parts])
+            clusters = _concat(self.client.gather(tables["clusters"]), _EMPTY_CLUSTERS)
+            pair_cols = _concat(self.client.gather(tables["pairs"]), _empty_pairs(exact))
         del self.parts
+        cluster = np.asarray(clusters["cluster"], dtype=np.int64)
+        labels = np.unique(cluster, return_inverse=True)[1].astype(np.int64).reshape(-1)
+        pairs = np.stack([pair_cols["a"], pair_cols["b"]], axis=1).astype(np.int64)
+        extra["workers_peak_memory_bytes"] = self._workers_peak()
         return DedupResult(
             settings=self.settings,
-            ids=ids,
-            valid=valid,
-            labels=check.labels,
-            candidates=candidates,
-            pairs=pairs,
-            estimates=est,
-            jaccard=jaccard,
+            ids=list(clusters["id"]),
+            valid=np.concatenate(valid) if valid else np.zeros(0, bool),
+            labels=labels,
+            candidates=figures["candidates"],
+            pairs=pairs.reshape(-1, 2),
+            estimates=np.asarray(pair_cols["estimate"], dtype=np.float64),
+            jaccard=np.asarray(pair_cols["jaccard"], dtype=np.float64) if exact else None,
             verify=self.verify,
-            similarity=check.similarity,
-            exact_duplicates=self.copies,
-            split_off=int(check.split_off.sum()),
+            similarity=np.asarray(clusters["similarity_to_kept"], dtype=np.float64),
+            exact_duplicates=figures["exact_duplicates"],
+            split_off=figures["split_off"],
             cluster_check=self.cluster_check,
             seconds=self.clock.seconds,
             read_report=self.report.summary(),
+            extra=extra,
         )
 
+    def _written(self, tables: dict, figures: dict, extra: dict, out: Path, fmt: str):
+        """The workers write each table as parts in a temporary folder; renamed when whole,
+        ``summary.json`` last."""
+        from nearsim.run.outputs import prepare_output, publish, write_summary
+        from nearsim.run.result import _query_string, peak_memory_bytes
+
+        out = prepare_output(out)
+        files = []
+        with self.clock.stage("write", f"the workers write {out}"):
+            for name in ("clusters", "pairs"):
+                final = out / f"{name}.{fmt}"
+                tmp = out / f".{name}.{fmt}.tmp-{os.getpid()}"
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir()
+                try:
+                    futures = tables[name]
+                    if futures:
+                        written = [
+                            self._submit(dc.write_part, c, str(tmp), i, fmt)
+                            for i, c in enumerate(futures)
+                        ]
+                        _show(self.client, written, self.clock.show)
+                        self.client.gather(written)
+                    else:  # no documents: one empty part, so that the table can be read
+                        empty = _EMPTY_CLUSTERS if name == "clusters" else _empty_pairs(
+                            self.verify == "exact"
+                        )
+                        dc.write_part(empty, str(tmp), 0, fmt)
+                    publish(tmp, final)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                files.append(final)
+        del self.parts, tables
+        summary = {
+            **figures,
+            "settings": _query_string(self.settings),
+            "verify": self.verify,
+            "seconds": {k: round(v, 3) for k, v in self.clock.seconds.items()},
+            "cpu_seconds": {},
+            "peak_memory_bytes": peak_memory_bytes(),
+            "workers_peak_memory_bytes": self._workers_peak(),
+            **extra,
+            "read": self.report.summary(),
+            "format": fmt,
+        }
+        files.append(write_summary(summary, out))
+        self.work.remove()  # the run is whole: what was kept for a restart is not needed
+        return WrittenRun(summary, files, self.report.summary())
+
     # 1. read and sign
-    def read(self, files: list[Path], blocksize: int) -> None:
+    def read(self, files: list[Path], blocksize: int, out: Path | None = None) -> None:
         client, reading = self.client, self.reading
         with self.clock.stage("plan", f"planning partitions of {blocksize:,} bytes"):
             plan = dr.plan_partitions(files, blocksize, reading.text_field, reading.id_field)
@@ -425,9 +631,16 @@ class _Run:
                 )
                 plan = dr.with_first_lines(plan, client.gather(counted))
         self.plan = plan
+        self.work = dk.Work(out, dk.fingerprint(files, plan, self.options()))
+        self.resumed = []
+        kept = self.work.signed()
+        if kept:
+            self.resumed.append("signatures")
+            self.clock.say(f"resuming: {kept} of {len(plan)} partitions are signed on disk")
         with self.clock.stage("signatures", f"reading and signing {len(plan)} partitions"):
+            paths = [self.work.part("signatures", i) for i in range(len(plan))]
             self.parts = client.map(
-                dr.read_partition, plan, settings=self.settings, reading=reading, pure=False
+                dk.read_or_load, plan, paths, settings=self.settings, reading=reading, pure=False
             )
             _show(client, self.parts, self.clock.show)
             metas = client.gather(client.map(dr.part_meta, self.parts, pure=False))
@@ -449,17 +662,31 @@ class _Run:
         self.first_record = (np.cumsum(records) - records).tolist()
         self.used = [i for i in range(len(plan)) if sizes[i] > 0]
         self.starts = [int(starts[i]) for i in self.used]
+        self.sizes = [int(sizes[i]) for i in self.used]
+
+    def options(self) -> dict:
+        """Everything but the input that changes this run's stages (for the work folder)."""
+        from nearsim.run.result import _query_string
+
+        return {
+            "settings": _query_string(self.settings),
+            "verify": self.verify,
+            "cluster_check": self.cluster_check,
+            "reading": list(self.reading[:3]),
+            "limits": [self.max_pairs, self.bucket_limit],
+        }
 
     # 2. and 3. bands, then verify
-    def find_pairs(self):
+    def find_pairs(self) -> tuple[int, list]:
+        """The candidates' count, and futures of ``(accepted pairs, candidates)`` per row
+        partition (the pairs whose second document is in it)."""
         import dask
         import dask.dataframe as dd
 
         settings, n, client = self.settings, self.n, self.client
         exact = self.verify == "exact"
-        empty = dp.accepted_meta(exact)
         if n < 2:
-            return self._pairs_of(0, empty, exact, [])
+            return 0, [self._submit(_no_pairs, exact) for _ in self.used]
         parts = [self.parts[i] for i in self.used]
         rows = [*self.starts, n]
         with self.clock.stage("copies", "linking exact copies to their first occurrence"):
@@ -494,8 +721,7 @@ class _Run:
             _show(client, accepted, self.clock.show)
             del by_first
             count = sum(client.gather(client.map(dp.candidate_count, accepted, pure=False)))
-            frames = client.gather(client.map(dp.accepted_frame, accepted, pure=False))
-        return self._pairs_of(count, empty, exact, frames, accepted)
+        return int(count), accepted
 
     def _join(self, by_first, links: bool) -> list:
         """Pair codes partitioned by their first document meet both signatures (and texts,
@@ -519,76 +745,67 @@ class _Run:
         ]
         return self.client.compute(checked)
 
-    def similarities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """The estimate (exact Jaccard with ``verify="exact"``) of the pairs (a[t], b[t]),
-        a < b, computed in the workers beside the signatures; float64, shape (m,)."""
-        import dask.dataframe as dd
+    def measure(self, by_first) -> list:
+        """The estimate (exact Jaccard with ``verify="exact"``) of pairs given as codes
+        ``a · n + b`` partitioned by ``a``, computed in the workers beside the signatures:
+        futures of ``(frame, count)`` per row partition of ``b``."""
+        return self._join(by_first, links=False)
 
-        n = self.n
-        if a.shape[0] == 0:
-            return np.zeros(0, dtype=np.float64)
-        codes = a.astype(np.int64) * n + b
-        frame = pd.DataFrame({"code": np.sort(codes)})
-        parts = max(1, len(self.used))
-        divisions = [s * n for s in self.starts] + [n * n]
-        by_first = dd.from_pandas(frame, npartitions=parts).set_index("code", divisions=divisions)
-        frames = self.client.gather(
-            self.client.map(dp.accepted_frame, self._join(by_first, links=False), pure=False)
-        )
-        table = pd.concat([dp.accepted_meta(self.verify == "exact"), *frames])
-        got = table["a"].to_numpy(np.int64) * n + table["b"].to_numpy(np.int64)
-        column = "jaccard" if self.verify == "exact" else "estimate"
-        values = table[column].to_numpy(np.float64)[np.argsort(got)]
-        return values[np.searchsorted(np.sort(got), codes)]
 
-    def _pairs_of(self, count, empty, exact, frames, accepted=()):
-        table = pd.concat([empty, *frames], ignore_index=True)
-        a = table["a"].to_numpy(np.int64)
-        b = table["b"].to_numpy(np.int64)
-        order = np.argsort(a * np.int64(max(self.n, 1)) + b, kind="stable")
-        pairs = np.stack([a[order], b[order]], axis=1)
-        est = table["estimate"].to_numpy(np.float64)[order]
-        jaccard = table["jaccard"].to_numpy(np.float64)[order] if exact else None
-        return int(count), pairs, est, jaccard, list(accepted)
+# -- small helpers the workers run ----------------------------------------------------------
+def _no_pairs(exact: bool) -> tuple[pd.DataFrame, int]:
+    return dp.accepted_meta(exact), 0
 
-    # 4. clusters in the workers
-    def distributed_labels(self, accepted: list) -> np.ndarray:
-        """Connected components by iterated min-label propagation over the edge partitions;
-        labels renumbered as :func:`nearsim.clusters` numbers them."""
-        import dask
-        import dask.dataframe as dd
 
-        client, n = self.client, self.n
-        divisions = [*self.starts, n]
-        sides = []
-        for side in ("a", "b"):
-            edges = [dask.delayed(dp.edge_frame)(f, side) for f in accepted]
-            frame = dd.from_delayed(edges, meta=dp.EDGE_META, verify_meta=False)
-            sides.append(frame.set_index("node", divisions=divisions).persist())
-        first, second = (s.to_delayed() for s in sides)
-        sizes = np.diff(divisions).tolist()
-        labels = [
-            client.submit(dp.first_labels, s, m, pure=False)
-            for s, m in zip(self.starts, sizes, strict=True)
-        ]
-        rounds, changed = 0, 1
-        while changed:
-            sent = [
-                dask.delayed(dp.label_messages)(e1, e2, lab, s)
-                for e1, e2, lab, s in zip(first, second, labels, self.starts, strict=True)
-            ]
-            frame = dd.from_delayed(sent, meta=dp.MESSAGE_META, verify_meta=False)
-            received = frame.set_index("to", divisions=divisions).to_delayed()
-            lowered = client.compute(
-                [
-                    dask.delayed(dp.lower_labels)(lab, msg, s)
-                    for lab, msg, s in zip(labels, received, self.starts, strict=True)
-                ]
-            )
-            labels = [client.submit(operator.getitem, f, 0, pure=False) for f in lowered]
-            counts = [client.submit(operator.getitem, f, 1, pure=False) for f in lowered]
-            changed = sum(client.gather(counts))
-            rounds += 1
-        self.clock.say(f"{rounds} rounds of label propagation")
-        smallest = np.concatenate(client.gather(labels))
-        return np.unique(smallest, return_inverse=True)[1].astype(np.int64).reshape(-1)
+def _pair_count(result: tuple[pd.DataFrame, int]) -> int:
+    return int(result[0].shape[0])
+
+
+def _item(values: tuple, i: int):
+    return values[i]
+
+
+def _length(values: tuple) -> int:
+    return len(values)
+
+
+def dd_from(futures: list, fn, meta):
+    """A Dask DataFrame whose partitions are ``fn(future)`` for each future."""
+    import dask
+    import dask.dataframe as dd
+
+    if not futures:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_delayed([dask.delayed(fn)(f) for f in futures], meta=meta, verify_meta=False)
+
+
+_EMPTY_CLUSTERS = {
+    "row": np.zeros(0, np.int64),
+    "id": [],
+    "cluster": np.zeros(0, np.int64),
+    "cluster_size": np.zeros(0, np.int64),
+    "keep": np.zeros(0, bool),
+    "similarity_to_kept": np.zeros(0, np.float64),
+}
+
+
+def _empty_pairs(exact: bool) -> dict:
+    out = {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64)}
+    out["estimate"] = np.zeros(0, np.float64)
+    if exact:
+        out["jaccard"] = np.zeros(0, np.float64)
+    return out
+
+
+def _concat(tables: list[dict], empty: dict) -> dict:
+    """Column dicts of parts, one after another."""
+    if not tables:
+        return empty
+    out = {}
+    for name in tables[0]:
+        values = [t[name] for t in tables]
+        if isinstance(values[0], list):
+            out[name] = [v for part in values for v in part]
+        else:
+            out[name] = np.concatenate(values)
+    return out

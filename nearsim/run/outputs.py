@@ -41,8 +41,17 @@ def arrow_column(values):
     return pa.Array.from_buffers(kind, values.size, [None, pa.py_buffer(values)])
 
 
-def _write_table(columns: dict, path: Path, fmt: str) -> None:
-    """Write the columns: Parquet through pyarrow, CSV and JSON lines through pandas."""
+def write_table(columns: dict, path: str | os.PathLike, fmt: str) -> None:
+    """Write the columns: Parquet through pyarrow, CSV and JSON lines through pandas.
+
+    Parameters
+    ----------
+    columns : dict of str to ndarray, list of str or IdColumn
+        Equal lengths; ids as an IdColumn or a list of str.
+    path : path
+        The file (written as it is: callers write a temporary name and rename it).
+    fmt : {"parquet", "csv", "jsonl"}
+    """
     if fmt == "parquet":
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -53,6 +62,33 @@ def _write_table(columns: dict, path: Path, fmt: str) -> None:
         frame(columns).to_csv(path, index=False)
     else:
         frame(columns).to_json(path, orient="records", lines=True, force_ascii=False)
+
+
+def publish(tmp: Path, final: Path) -> None:
+    """Put a finished file or folder ``tmp`` in place of ``final`` (a file or a folder of
+    parts, which an older run may have left): renamed, never copied, so ``final`` is
+    always an older run's whole output, nothing, or this run's whole output."""
+    old = final.with_name(f".{final.name}.old-{os.getpid()}")
+    if (final.is_dir() and not final.is_symlink()) or (tmp.is_dir() and final.exists()):
+        os.replace(final, old)  # a file over a file is replaced in one step below
+    try:
+        os.replace(tmp, final)
+    finally:
+        if old.is_dir():
+            import shutil
+
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
+
+
+def write_summary(summary: dict, out: Path) -> Path:
+    """Write ``summary.json`` last, whole (a temporary name, then renamed)."""
+    path = out / "summary.json"
+    tmp = out / f".summary.json.tmp-{os.getpid()}"
+    tmp.write_text(json.dumps(summary, indent=2) + "\n")
+    os.replace(tmp, path)
+    return path
 
 
 def prepare_output(out: str | os.PathLike) -> Path:
@@ -98,7 +134,6 @@ def write_outputs(
     """
     fmt = check_choice(fmt, "fmt", FORMATS)
     out = prepare_output(out)
-    summary_path = out / "summary.json"
     clock = Clock(check_bool(progress, "progress"))
     written = []
     with clock.stage("write", f"writing {out}"):
@@ -107,8 +142,8 @@ def write_outputs(
             path = out / f"{name}.{fmt}"
             tmp = out / f".{name}.{fmt}.tmp-{os.getpid()}"
             try:
-                _write_table(table, tmp, fmt)
-                os.replace(tmp, path)
+                write_table(table, tmp, fmt)
+                publish(tmp, path)
             finally:
                 tmp.unlink(missing_ok=True)
             written.append(path)
@@ -117,8 +152,5 @@ def write_outputs(
     if summary["cpu_seconds"]:
         summary["cpu_seconds"]["write"] = round(clock.cpu["write"], 3)
     summary["format"] = fmt
-    tmp = out / f".summary.json.tmp-{os.getpid()}"
-    tmp.write_text(json.dumps(summary, indent=2) + "\n")
-    os.replace(tmp, summary_path)
-    written.append(summary_path)
+    written.append(write_summary(summary, out))
     return written

@@ -22,7 +22,8 @@ def sign_batch(texts: list[str], settings: RunSettings) -> tuple[np.ndarray, ...
     itself (every value of a document with a shingle is below p = 2³¹ − 1; one without
     gets 2³² − 1 everywhere), so the signatures come straight from the texts, laid out
     once for the signatures and the keys, without the ``shingles`` stage's lists of
-    distinct shingles, which cost about as much as the signatures themselves. A larger
+    distinct shingles, which cost about as much as the signatures themselves. Both
+    sketches (``settings.sketch``) keep that convention, so this holds for either. A larger
     ``min_shingles`` needs the distinct counts: the pipeline's stages.
 
     Parameters
@@ -39,7 +40,7 @@ def sign_batch(texts: list[str], settings: RunSettings) -> tuple[np.ndarray, ...
     flat = flatten_texts(texts, **settings.shingle_options())
     keys = flat_text_keys(flat)
     if settings.min_shingles <= 1:
-        hasher = MinHasher(settings.num_perm, settings.hash_seed)
+        hasher = MinHasher(settings.num_perm, settings.hash_seed, sketch=settings.sketch)
         sig = hasher.flat_text_signatures(flat)
         return sig[:, 0] != EMPTY, sig, keys
     from nearsim.pipeline import ROW_STAGES, Runner  # the whole stage graph: only for this case

@@ -123,17 +123,23 @@ def _fill(build, shape: tuple, data: dict, labels: dict) -> dict:
 
 _S_COLORS = {
     "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
-    "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
+    "formula": "#888888", "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
     "all": MEASURED_COLOR, "sampled": "#7fc8bf",
 }  # fmt: skip
 
 
-def _s_curve_parts(b: int, r: int, threshold: float, rates: pd.DataFrame | None):
-    """The S-curve's tables, legend names and shape (which marks it draws)."""
+def _s_curve_parts(
+    b: int, r: int, threshold: float, rates: pd.DataFrame | None, sketch: str = "minhash",
+    num_perm: int | None = None,
+):  # fmt: skip
+    """The S-curve's tables, legend names and shape (which marks it draws). For a sketch
+    with its own curve (SuperMinHash), the areas are under that curve and the formula
+    1 − (1 − s^r)^b is drawn beside it, dashed."""
     s = np.linspace(0.0, 1.0, 401)
     s = np.union1d(s, [threshold])
-    p = candidate_probability(s, b, r)
+    p = candidate_probability(s, b, r, sketch=sketch, num_perm=num_perm)
     curve = pd.DataFrame({"s": s, "p": p})
+    own = sketch != "minhash"
     steep, thumb = steepest_point(b, r), effective_threshold(b, r)
     # The names hold no numbers (the page's metrics and the tooltips give them): a new b,
     # r or t then changes the chart's rows only, which the browser swaps in, where a new
@@ -141,14 +147,15 @@ def _s_curve_parts(b: int, r: int, threshold: float, rates: pd.DataFrame | None)
     names = {
         "fp": "false-positive area (left of t, under the curve)",
         "fn": "false-negative area (right of t, above the curve)",
-        "curve": "S-curve 1 − (1 − s^r)^b",
+        "curve": "S-curve of SuperMinHash (simulated)" if own else "S-curve 1 − (1 − s^r)^b",
+        "formula": "1 − (1 − s^r)^b (classic MinHash)",
         "t": "threshold t",
         "steep": "steepest point",
         "thumb": "rule of thumb (1/b)^(1/r)",
         "all": "measured share (all pairs)",
         "sampled": "measured share (sampled pairs)",
     }
-    shown = ["fp", "fn", "curve", "t", "steep", "thumb"]
+    shown = ["fp", "fn", "curve", *(["formula"] if own else []), "t", "steep", "thumb"]
     has_rates = rates is not None and len(rates) and rates["rate"].notna().any()
     if has_rates:
         shown += ["all", "sampled"] if rates["sampled"].any() else ["all"]
@@ -161,6 +168,9 @@ def _s_curve_parts(b: int, r: int, threshold: float, rates: pd.DataFrame | None)
             {"s": [threshold, steep, thumb], "what": [names["t"], names["steep"], names["thumb"]]}
         ),
     }
+    if own:
+        formula = candidate_probability(s, b, r)
+        data["formula"] = pd.DataFrame({"s": s, "p": formula, "what": names["formula"]})
     errors = False
     if has_rates:
         pts = rates.dropna(subset=["rate"]).copy()
@@ -171,10 +181,10 @@ def _s_curve_parts(b: int, r: int, threshold: float, rates: pd.DataFrame | None)
             pts["err_lo"] = (pts["rate"] - 2 * pts["expected_se"]).clip(0, 1)
             pts["err_hi"] = (pts["rate"] + 2 * pts["expected_se"]).clip(0, 1)
         data["points"] = pts.reset_index(drop=True)
-    return data, {k: names[k] for k in shown}, (bool(has_rates), errors)
+    return data, {k: names[k] for k in shown}, (bool(has_rates), errors, own)
 
 
-def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool):
+def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool, own: bool = False):
     """The S-curve as Altair layers over ``src`` (tables, or named data in a template)."""
     color = alt.Color(
         "what:N",
@@ -191,6 +201,12 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool):
             y=alt.Y("lo:Q", title="chance of becoming a candidate", scale=alt.Scale(domain=[0, 1])),
             y2="hi:Q",
             color=color,
+            # explicit: Streamlit's default tooltip listed every field, raw ("hi 0.635987…")
+            tooltip=[
+                alt.Tooltip("what:N", title="area"),
+                alt.Tooltip("s:Q", format=".3f"),
+                alt.Tooltip("p:Q", title="P(s)", format=".4f"),
+            ],
         )
     )
     line = (
@@ -212,12 +228,36 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool):
         .encode(x="s:Q", color=color, tooltip=["what:N", alt.Tooltip("s:Q", format=".3f")])
     )
     layers = [shade, line, rules]
+    if own:
+        layers.insert(
+            2,
+            alt.Chart(src["formula"])
+            .mark_line(strokeWidth=1.5, strokeDash=[5, 4])
+            .encode(
+                x=x,
+                y="p:Q",
+                color=color,
+                tooltip=[
+                    alt.Tooltip("s:Q", format=".3f"),
+                    alt.Tooltip("p:Q", title="1 − (1 − s^r)^b", format=".4f"),
+                ],
+            ),
+        )
     if has_rates:
         if errors:
             layers.append(
                 alt.Chart(src["points"])
                 .mark_rule(opacity=0.6)
-                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q", color=color)
+                .encode(
+                    x="mid:Q",
+                    y="err_lo:Q",
+                    y2="err_hi:Q",
+                    color=color,
+                    tooltip=[
+                        alt.Tooltip("err_lo:Q", title="2 standard errors from", format=".3f"),
+                        alt.Tooltip("err_hi:Q", title="to", format=".3f"),
+                    ],
+                )
             )
         layers.append(
             alt.Chart(src["points"])
@@ -245,6 +285,8 @@ def s_curve(
     r: int,
     threshold: float,
     rates: pd.DataFrame | None = None,
+    sketch: str = "minhash",
+    num_perm: int | None = None,
 ):
     """The banding S-curve with the false-positive and false-negative areas shaded.
 
@@ -261,16 +303,24 @@ def s_curve(
     rates : pandas.DataFrame, optional
         ``nearsim.rate_by_band`` output: the measured share of pairs that became
         candidates per 0.05 range of similarity, drawn over the curve.
+    sketch : {"minhash", "superminhash"}
+        Whose curve is drawn and shaded; for SuperMinHash (its own, simulated curve, for
+        signatures of ``num_perm`` values) the formula 1 − (1 − s^r)^b is drawn beside it.
+    num_perm : int, optional
+        Signature length k (default b·r).
 
     Returns
     -------
     altair.LayerChart
     """
-    data, names, shape = _s_curve_parts(b, r, threshold, rates)
+    data, names, shape = _s_curve_parts(b, r, threshold, rates, sketch, num_perm)
     return _s_curve_build(data, names, *shape)
 
 
-def s_curve_spec(b: int, r: int, threshold: float, rates: pd.DataFrame | None = None) -> dict:
+def s_curve_spec(
+    b: int, r: int, threshold: float, rates: pd.DataFrame | None = None,
+    sketch: str = "minhash", num_perm: int | None = None,
+) -> dict:  # fmt: skip
     """:func:`s_curve` as a Vega-Lite specification, built from its shape's template
     (what the Banding page draws: a new threshold or banding costs no Altair build).
 
@@ -279,7 +329,7 @@ def s_curve_spec(b: int, r: int, threshold: float, rates: pd.DataFrame | None = 
     dict
         The specification; its named ``datasets`` are pandas DataFrames.
     """
-    data, names, shape = _s_curve_parts(b, r, threshold, rates)
+    data, names, shape = _s_curve_parts(b, r, threshold, rates, sketch, num_perm)
     return _fill(_s_curve_build, shape, data, names)
 
 

@@ -30,7 +30,25 @@ st.markdown(
 
 settings, page, _why = state.current()
 b, r, t, k = settings.bands, settings.rows, settings.threshold, settings.num_perm
-fp, fn = false_positive_area(t, b, r), false_negative_area(t, b, r)
+sketch = settings.sketch
+own = sketch != "minhash"  # a sketch with its own S-curve (SuperMinHash)
+choices = tune(t, k, settings.fp_weight, 1 - settings.fp_weight, sketch=sketch)
+if own:  # the areas under its own curve: the tuner's, for the banding in use
+    fp, fn = next((c.fp, c.fn) for c in choices if (c.b, c.r) == (b, r))
+    st.info(
+        "Your signatures are **SuperMinHash**: its positions are not independent (one "
+        "shingle cannot win two positions in the same round), so the chance that a pair "
+        "becomes a candidate is not exactly 1 − (1 − s^r)^b. Everything on this page uses "
+        "its own S-curve, simulated once for k = "
+        f"{k} (the dashed line is the formula, for comparison); see the **Two sketches** "
+        "tab of the MinHash page for what the sketch changes on your documents."
+    )
+else:
+    fp, fn = false_positive_area(t, b, r), false_negative_area(t, b, r)
+
+
+def p_at(s: float, bands: int, rows: int) -> float:
+    return candidate_probability(s, bands, rows, sketch=sketch, num_perm=k)
 
 
 def pct(x: float) -> str:
@@ -39,7 +57,7 @@ def pct(x: float) -> str:
 
 m = st.columns(5)
 m[0].metric("Bands × rows per band", f"{b} × {r}", help="b bands, each of r signature values")
-m[1].metric("P(candidate) at t", f"{candidate_probability(t, b, r):.3f}")
+m[1].metric("P(candidate) at t", f"{p_at(t, b, r):.3f}")
 m[2].metric("Steepest point", f"{steepest_point(b, r):.3f}")
 m[3].metric(
     "(1/b)^(1/r)",
@@ -51,11 +69,17 @@ m[4].metric(
 )
 
 rates = page.run.get("rates") if page is not None else None
-drawing.chart(charts.s_curve_spec, b, r, t, rates)
+drawing.chart(charts.s_curve_spec, b, r, t, rates, sketch, k)
 caption = (
     f"The S-curve for {b} bands of {r} rows at threshold t = {t:g}; false-positive area "
     f"{fp:.4f}, false-negative area {fn:.4f}."
 )
+if own:
+    gap = abs(p_at(t, b, r) - candidate_probability(t, b, r))
+    caption += (
+        f" SuperMinHash's curve is simulated (20,000 draws per similarity; at t it differs "
+        f"from the formula by {gap:.3f})."
+    )
 if rates is not None:
     caption += (
         " Points: the measured share of pairs in each 0.05 range of exact similarity that "
@@ -143,12 +167,11 @@ st.markdown(
     "**Pick bands and rows for me** in the sidebar to use its first choice, and slide the "
     "**false-positive weight** down to miss fewer pairs (at the cost of more candidates)."
 )
-choices = tune(t, k, settings.fp_weight, 1 - settings.fp_weight)
 table = pd.DataFrame(choices, columns=["b", "r", "fp", "fn", "error"])
 table.insert(0, "rank", range(1, len(table) + 1))
 best8 = (
     table.head(8)
-    .assign(**{"P(t)": [candidate_probability(t, c.b, c.r) for c in choices[:8]]})
+    .assign(**{"P(t)": [p_at(t, c.b, c.r) for c in choices[:8]]})
     .rename(
         columns={
             "b": "bands b",
@@ -164,7 +187,8 @@ with left:
     st.dataframe(best8, hide_index=True, width="stretch")
     st.caption(
         f"The best eight of {len(table):,} choices for t = {t:g}, k = {k}, "
-        f"false-positive weight {settings.fp_weight:g}."
+        f"false-positive weight {settings.fp_weight:g}"
+        + (", under SuperMinHash's own curve." if own else ".")
     )
 with right:
     drawing.chart(charts.tuner_scatter_spec, table, (b, r))

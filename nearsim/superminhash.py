@@ -1,0 +1,265 @@
+"""SuperMinHash (O. Ertl, 2017, arXiv:1706.05698): one pass over the shingles, k values.
+
+Classic MinHash evaluates k independent hash functions on every shingle. SuperMinHash
+draws, for every shingle x, one random permutation π_x of the k positions and k uniform
+numbers r_x,j ∈ [0, 1), and gives position π_x(j) the value j + r_x,j: each shingle has
+exactly one value in each unit interval [j, j + 1). The signature keeps, at every
+position, the smallest value over the document's shingles. Two signatures agree at a
+position with probability J (the winner of a position is uniform over the union, as with
+MinHash), so the share of equal positions is again an unbiased estimate of J; but the
+positions are negatively correlated — a shingle cannot win two positions with values in
+the same interval — and the estimate's variance is J(1 − J)/k · α(k, u), with u the size
+of the union and α ≤ 1 (:func:`variance_factor`; about 0.5–0.6 for a few hundred
+shingles at k = 128, tending to 1 for very large sets).
+
+Algorithm 1 of the paper computes this lazily: the permutation is drawn by Fisher–Yates
+steps j = 0, 1, … and a shingle stops as soon as j exceeds every interval that still
+holds a position's value (a histogram of the intervals in use tells which), so the
+expected work is O(d + k log² k) for d shingles, against O(d·k) for MinHash.
+
+What is specific to nearsim, fixed here once:
+
+* x is the shingle's MurmurHash3 (32-bit, seed 0, UTF-8 bytes), as for MinHash; repeats
+  of a shingle change nothing (their values are the same), so no distinct step is needed.
+* Shingle x's random numbers come from SplitMix64 started at mix64(x ⊕ key), key =
+  mix64(seed ⊕ :data:`SEED_TWEAK`). Step j takes one 64-bit output z: r = z >> 32 (so the
+  value j + r/2³² is held exactly as the integer j·2³² + r), and the Fisher–Yates index
+  j + ⌊(z mod 2³²)·(k − j) / 2³²⌋ (Lemire's multiply-shift; its bias is below k/2³²).
+* A position's signature value is mix64(j·2³² + r) mod (2³¹ − 1): below p like MinHash's,
+  equal for two documents exactly when the same shingle's value won (up to a chance of
+  about 2⁻³¹), and uniform in its low bits (for 1-byte signatures). A document with no
+  shingles gets 2³² − 1 everywhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from nearsim.hashing import doc_hashes, murmur3_32
+
+GAMMA = np.uint64(0x9E3779B97F4A7C15)
+SEED_TWEAK = 0x5355504552D1A5E5
+"""Mixed into the seed, so that SuperMinHash's streams differ from other uses of a seed."""
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_INF = np.uint64(0xFFFFFFFFFFFFFFFF)
+_P = np.uint64((1 << 31) - 1)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """SplitMix64's output function (Stafford's variant 13), a bijection of uint64."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def sketch_key(seed: int) -> np.uint64:
+    """The key a seed gives SuperMinHash's streams: mix64(seed ⊕ SEED_TWEAK)."""
+    return np.uint64(_mix64_py(int(seed) ^ SEED_TWEAK))
+
+
+def _mix64_py(z: int) -> int:
+    mask = (1 << 64) - 1
+    z &= mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+@njit(cache=True, inline="always")
+def _reset(h, q, hist):
+    m = h.shape[0]
+    for i in range(m):
+        h[i] = _INF
+        q[i] = -1
+        hist[i] = 0
+    hist[m - 1] = m
+    return m - 1
+
+
+@njit(cache=True, inline="always")
+def _add(x, stamp, key, h, p, q, hist, a, who):
+    """Algorithm 1's loop for one element: fold shingle hash ``x`` into the state.
+
+    ``h`` (uint64, k) holds each position's smallest value as j·2³² + r; ``p``/``q`` are
+    the lazily reset permutation and its stamps (``stamp`` identifies this element);
+    ``hist[j]`` counts positions whose value lies in [j, j + 1) (the last entry also
+    counts the empty ones); ``a`` is the last interval still in use. ``who`` (int64, k, or
+    length 0) records the stamp of each position's winner. Returns the new ``a``.
+    """
+    m = h.shape[0]
+    state = mix64(np.uint64(x) ^ key)
+    track = who.shape[0] > 0
+    j = 0
+    while j <= a:
+        state += GAMMA
+        z = mix64(state)
+        kk = j + np.int64(((z & _LOW32) * np.uint64(m - j)) >> np.uint64(32))
+        # the lazily reset permutation, without branches (selects): an entry not yet
+        # stamped for this element holds its own index
+        pos = p[kk]
+        pos = pos if q[kk] == stamp else kk
+        pj = p[j]
+        pj = pj if q[j] == stamp else j
+        q[kk] = stamp
+        q[j] = stamp
+        p[kk] = pj
+        p[j] = pos
+        v = (np.uint64(j) << np.uint64(32)) | (z >> np.uint64(32))
+        old = h[pos]
+        if v < old:
+            h[pos] = v
+            if track:
+                who[pos] = stamp
+            jp = min(np.int64(old >> np.uint64(32)), m - 1)
+            if j < jp:
+                hist[jp] -= 1
+                hist[j] += 1
+                while hist[a] == 0:
+                    a -= 1
+        j += 1
+    return a
+
+
+@njit(cache=True, inline="always")
+def _emit(h, out, d, mask):
+    for i in range(h.shape[0]):
+        v = h[i]
+        out[d, i] = np.uint32(0xFFFFFFFF) if v == _INF else np.uint32(mix64(v) % _P) & mask
+
+
+@njit(cache=True, parallel=True)
+def _sketch_flat(buf, starts, ends, doc_offsets, m, key, mask, out):
+    """Signatures of documents given as shingle spans (:class:`FlatShingles`)."""
+    n = doc_offsets.shape[0] - 1
+    none = np.empty(0, dtype=np.int64)
+    for d in prange(n):
+        h = np.empty(m, dtype=np.uint64)
+        p = np.empty(m, dtype=np.int64)
+        q = np.empty(m, dtype=np.int64)
+        hist = np.empty(m, dtype=np.int64)
+        a = _reset(h, q, hist)
+        for s in range(doc_offsets[d], doc_offsets[d + 1]):
+            x = murmur3_32(buf, starts[s], ends[s], np.uint32(0))
+            a = _add(x, s, key, h, p, q, hist, a, none)
+        _emit(h, out, d, mask)
+
+
+@njit(cache=True, parallel=True)
+def _sketch_text(buf, doc_offsets, whole, word, k_sh, m, key, mask, bounds, out):
+    """Signatures from laid-out texts (:class:`FlatTexts`): runs of documents in parallel,
+    each reusing its scratch; every shingle hashed as it is cut, repeats included."""
+    none = np.empty(0, dtype=np.int64)
+    for t in prange(bounds.shape[0] - 1):
+        d0 = bounds[t]
+        d1 = bounds[t + 1]
+        longest = 0
+        for d in range(d0, d1):
+            longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
+        xs = np.empty(longest + 1, dtype=np.uint32)
+        ring = np.empty(k_sh, dtype=np.int64)
+        h = np.empty(m, dtype=np.uint64)
+        p = np.empty(m, dtype=np.int64)
+        q = np.empty(m, dtype=np.int64)
+        hist = np.empty(m, dtype=np.int64)
+        for d in range(d0, d1):
+            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
+                             ring, xs)  # fmt: skip
+            a = _reset(h, q, hist)
+            for s in range(cnt):
+                a = _add(xs[s], s, key, h, p, q, hist, a, none)
+            _emit(h, out, d, mask)
+
+
+@njit(cache=True)
+def _winners(xs, m, key):
+    """Index into ``xs`` of the element that wins each position (−1: none), and the
+    signature values; for the explorer's "which shingle wins" view."""
+    h = np.empty(m, dtype=np.uint64)
+    p = np.empty(m, dtype=np.int64)
+    q = np.empty(m, dtype=np.int64)
+    hist = np.empty(m, dtype=np.int64)
+    who = np.full(m, -1, dtype=np.int64)
+    a = _reset(h, q, hist)
+    for s in range(xs.shape[0]):
+        a = _add(xs[s], s, key, h, p, q, hist, a, who)
+    out = np.empty((1, m), dtype=np.uint32)
+    _emit(h, out, 0, np.uint32(0xFFFFFFFF))
+    return who, out[0]
+
+
+def signatures_flat(flat, seed: int, mask, out: np.ndarray) -> None:
+    """SuperMinHash signatures of :class:`nearsim.hashing.FlatShingles` (checked by the
+    caller) into ``out`` (uint32 or uint8, shape (n, k)), values masked by ``mask``."""
+    _sketch_flat(flat.buf, flat.starts, flat.ends, flat.doc_offsets, out.shape[1],
+                 sketch_key(seed), np.uint32(mask), out)  # fmt: skip
+
+
+def signatures_text(flat, seed: int, mask, bounds: np.ndarray, out: np.ndarray) -> None:
+    """SuperMinHash signatures of :class:`nearsim.hashing.FlatTexts` (checked by the
+    caller) into ``out``; ``bounds`` from :func:`nearsim.hashing.doc_chunks`."""
+    _sketch_text(flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k,
+                 out.shape[1], sketch_key(seed), np.uint32(mask), bounds, out)  # fmt: skip
+
+
+def winners(base_hashes: np.ndarray, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which element wins each position, and the signature.
+
+    Parameters
+    ----------
+    base_hashes : ndarray of uint32, shape (d,)
+    num_perm, seed : int
+
+    Returns
+    -------
+    index : ndarray of int64, shape (num_perm,)
+        The index into ``base_hashes`` of each position's winner (the first on a repeat);
+        −1 when there are no elements.
+    signature : ndarray of uint32, shape (num_perm,)
+    """
+    return _winners(np.ascontiguousarray(base_hashes, dtype=np.uint32), num_perm,
+                    sketch_key(seed))  # fmt: skip
+
+
+def variance_factor(k: int, u: int) -> float:
+    """α(k, u) of Ertl's paper: Var(Ĵ) = J(1 − J)/k · α(k, u) for a union of u elements.
+
+        α(k, u) = 1 − Σ_{q=1}^{k−1} q^u ((q + 1)^u + (q − 1)^u − 2 q^u)
+                      / ((k − 1)^(u−1) · k^u · (u − 1))
+
+    computed in floating point, each term scaled by k^(2u) and by (k − 1)^(u−1)/k^(u−1)
+    inside its exponential, so that nothing overflows or underflows (every term is
+    positive: no cancellation across the sum).
+
+    Parameters
+    ----------
+    k : int
+        Signature length, ≥ 1.
+    u : int
+        Size of the union, ≥ 2 (for u = 1 the estimate is exact: 0 is returned).
+
+    Returns
+    -------
+    float
+        In (0, 1]; 1 for k = 1.
+    """
+    if u <= 1:
+        return 0.0
+    if k == 1:
+        return 1.0
+    qs = np.arange(1, k, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return _alpha(qs, k, u)
+
+
+def _alpha(qs: np.ndarray, k: int, u: int) -> float:
+    # each term q^u ((q+1)^u + (q-1)^u - 2 q^u) over k^(2u), divided by ((k-1)/k)^(u-1)
+    # inside the exponential, so that nothing underflows for large u
+    scale = u * np.log(qs / k) - (u - 1) * np.log((k - 1) / k)
+    second = np.exp(u * np.log((qs + 1) / k)) + np.exp(u * np.log((qs - 1) / k)) \
+        - 2 * np.exp(u * np.log(qs / k))  # fmt: skip
+    total = float(np.sum(np.exp(scale) * second))
+    return 1.0 - total * k / (u - 1)
