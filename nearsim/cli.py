@@ -247,6 +247,10 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     if args.against is not None:
+        if args.group_field or args.keep_apart:
+            option = "--group-field" if args.group_field else "--keep-apart"
+            raise UsageError(f"{option} is not offered with --against yet; accepted: a run "
+                             "without --against")  # fmt: skip
         from nearsim.index.commands import cmd_dedup_against
 
         return cmd_dedup_against(args, given_query(args))

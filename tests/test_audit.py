@@ -287,3 +287,16 @@ def test_write_audit_is_whole(news, tmp_path):
     files = write_audit(res, tmp_path / "x")
     assert sorted(f.name for f in files) == ["audit.json", "report.html"]
     assert not list((tmp_path / "x").glob(".*tmp*"))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_run_in_every_format_gives_the_same_audit(news, tmp_path, fmt):
+    path, run, _t, _l, _g = news
+    out = tmp_path / fmt
+    assert main(["dedup", str(path), "--id-field", "id", "--out", str(out), "--threshold",
+                 "0.7", "--format", fmt, "--quiet"]) == 0  # fmt: skip
+    got = audit(path, run=out, id_field="id", sample=100, seed=3)
+    expected = audit(path, run=run, id_field="id", sample=100, seed=3)
+    assert got["precision"] == expected["precision"]
+    assert got["recall"] == expected["recall"]
+    assert got["clusters"] == expected["clusters"]

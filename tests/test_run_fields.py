@@ -146,3 +146,12 @@ def test_dask_engine_refuses_the_fields(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--group-field" in err[0] and "--engine local" in err[0]
+
+
+def test_against_an_index_refuses_the_fields(tmp_path, capsys):
+    path, _texts, _rows = _corpus(tmp_path, n=300)
+    code = main(["dedup", str(path), "--out", str(tmp_path / "o"), "--against",
+                 str(tmp_path / "index"), "--keep-apart", "lang"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--keep-apart" in err[0] and "--against" in err[0]

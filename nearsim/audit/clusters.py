@@ -95,6 +95,10 @@ def read_run(folder) -> RunClusters:
             f"{found[0]} lacks the column(s) {sorted(missing)}; accepted: the clusters table "
             "`nearsim dedup` writes"
         )
+    try:  # a CSV table is read as text
+        frame = frame.astype({"row": np.int64, "cluster": np.int64})
+    except (TypeError, ValueError):
+        raise ValueError(f"{found[0]}: row and cluster must be integers") from None
     frame = frame.sort_values("row", kind="stable")
     rows = frame["row"].to_numpy(dtype=np.int64)
     if not np.array_equal(rows, np.arange(rows.shape[0])):

@@ -13,7 +13,7 @@ def audit_parser(sub) -> None:
         "audit",
         help="measure a finished deduplication (nearsim's or another tool's) on a sample",
         description="Measure a finished deduplication against exact Jaccard on a sample: "
-        "precision and recall with 95%% intervals, removal per group, cluster sizes, the "
+        "precision and recall with 95% intervals, removal per group, cluster sizes, the "
         "largest clusters with their least similar member, and alarms. Writes audit.json and "
         "report.html to --out.",
     )

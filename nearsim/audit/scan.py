@@ -69,6 +69,26 @@ def _overlap(x, lo_x, hi_x, y, lo_y, hi_y):
 
 
 @njit(cache=True, inline="always")
+def _overlap_need(x, lo_x, hi_x, y, lo_y, hi_y, need):
+    """|X ∩ Y| of two ascending runs, or -1 as soon as it cannot reach ``need`` (what is
+    left of the shorter run would not be enough even if all of it matched)."""
+    i, j, common = lo_x, lo_y, 0
+    while i < hi_x and j < hi_y:
+        if common + min(hi_x - i, hi_y - j) < need:
+            return -1
+        a, b = x[i], y[j]
+        if a == b:
+            common += 1
+            i += 1
+            j += 1
+        elif a < b:
+            i += 1
+        else:
+            j += 1
+    return common if common >= need else -1
+
+
+@njit(cache=True, inline="always")
 def _band(inter, union):
     """The 0.05 band of inter / union (as :func:`nearsim.join.sample.similarity_band`)."""
     j = inter / max(union, 1)
@@ -214,7 +234,12 @@ def _probe_doc(d, tok, off, row, label, big, classes, bits, alpha, tab_key, tab_
             m = anc_next[m]
         if not useful:
             continue  # every such anchor is in this document's large cluster
-        inter = _overlap(tok, lo, hi, cls_tok, c_lo, c_hi)
+        # J >= floor needs an overlap of at least floor·(|x| + |c|) / (1 + floor); a bound
+        # rounded down, so that no pair at the floor is ever cut short
+        need = np.int64(math.floor(floor * (size + c_size) / (1.0 + floor) - 1e-6))
+        inter = _overlap_need(tok, lo, hi, cls_tok, c_lo, c_hi, need)
+        if inter < 0:
+            continue  # below the floor: not listed
         union = size + c_size - inter
         similarity = inter / union  # the float the join compares (nearsim.join.exact)
         if similarity < floor:
