@@ -46,8 +46,9 @@ PAGES = [
     ("/threshold", "Threshold", "Threshold"),
     ("/clusters", "Clusters", "Clusters"),
     ("/compare", "Compare: SimHash", "Compare"),
-    ("/query", "Query", "Query"),
     ("/export", "Presets & export", "Export"),
+    ("/query", "Query", "Query"),
+    ("/audit", "Audit", "Audit"),
 ]
 
 
@@ -215,6 +216,18 @@ def wait_idle(page, *, quiet: int = 400, handshake: int = 2_000, timeout: float 
     """Wait until Streamlit has finished running the script (and its own reruns)."""
     page.evaluate("window.__e2eIdleSince = null")
     page.wait_for_function(_IDLE_JS, arg=[quiet, handshake], polling=100, timeout=timeout)
+
+
+def click_nav(page, label: str) -> None:
+    """Click the top navigation's ``label`` as a user does: in the bar, or, when the window
+    is too narrow for every page, in the bar's "N more" menu (Streamlit makes the links that
+    do not fit inert and lists them there)."""
+    link = page.get_by_test_id("stTopNav").get_by_test_id("stTopNavLink").filter(has_text=label)
+    if link.first.evaluate("e => e.closest('[inert]') === null"):
+        link.first.click()
+        return
+    page.get_by_test_id("stTopNavSection").first.click()
+    page.get_by_test_id("stTopNavDropdownLink").filter(has_text=label).first.click()
 
 
 def open_app(page, url: str, *, timeout: float = 90_000) -> None:

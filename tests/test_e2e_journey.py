@@ -17,7 +17,7 @@ import re
 import shlex
 
 import pandas as pd
-from e2e_server import open_app, wait_idle
+from e2e_server import click_nav, open_app, wait_idle
 from playwright.sync_api import expect
 from test_e2e import assert_log_clean, assert_no_errors, choose, number, query_is, title
 from test_e2e_export import copied, main, tab
@@ -37,9 +37,7 @@ def corpus_parquet() -> bytes:
 
 
 def go(page, label: str, heading: str) -> None:
-    page.get_by_test_id("stTopNav").get_by_test_id("stTopNavLink").filter(
-        has_text=label
-    ).first.click()
+    click_nav(page, label)
     expect(title(page)).to_have_text(heading)
     wait_idle(page)
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import PAGES, AppServer, open_app, wait_idle
+from e2e_server import PAGES, AppServer, click_nav, open_app, wait_idle
 from playwright.sync_api import expect
 from test_app_matrix import TEXTS, source_files
 from test_e2e import (
@@ -80,9 +80,8 @@ def _load(page, base: str, source: str) -> None:
 def test_every_source_through_every_page_and_tab(app_server, new_context, source):
     page = new_context().new_page()
     _load(page, app_server.base, source)
-    nav = page.get_by_test_id("stTopNav")
     for path, heading, label in PAGES:
-        nav.get_by_test_id("stTopNavLink").filter(has_text=label).first.click()
+        click_nav(page, label)
         page.wait_for_url(app_server.base + path + "*")
         expect(title(page)).to_have_text(heading)
         wait_idle(page)

@@ -28,6 +28,10 @@ st.markdown(
 MEMBERS_SHOWN = 20
 MEMBER_STYLE = "font-size:0.92rem;line-height:1.5;max-height:10rem;overflow:auto"
 
+from nearsim_app.explorer.main import page_path  # noqa: E402
+
+st.page_link(page_path("audit.py"), label="Audit a deduplication already run on a whole corpus",
+             icon=":material/fact_check:")  # fmt: skip
 page = state.require_documents()
 settings, docs, run = page.settings, page.docs, page.run
 
