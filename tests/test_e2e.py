@@ -126,16 +126,20 @@ DRAWN = (
 shingles."""
 
 
+def drawn_on(path: str) -> str:
+    """What a view draws besides words (``DRAWN``); the Audit view, until a run is named,
+    its form (its figures: tests/test_e2e_audit.py)."""
+    return '[data-testid="stTextInput"]' if path == "/audit" else DRAWN
+
+
 @pytest.mark.parametrize(("path", "heading", "_nav"), PAGES, ids=[n for _, _, n in PAGES])
 def test_page_loads_by_address(app_server, page, path, heading, _nav, tmp_path):
     open_app(page, app_server.base + path)
     expect(title(page)).to_have_text(heading)
     assert urlsplit(page.url).path == path
     assert_no_errors(page, path)
-    # the page drew more than its title: metrics, charts, tables, code or a shingle list;
-    # Audit, until a run is named, its form (its figures: tests/test_e2e_audit.py)
-    drawn = '[data-testid="stTextInput"]' if path == "/audit" else DRAWN
-    assert page.get_by_test_id("stMain").locator(drawn).count()
+    # the page drew more than its title: metrics, charts, tables, code or a shingle list
+    assert page.get_by_test_id("stMain").locator(drawn_on(path)).count()
     shot = tmp_path / (re.sub(r"\W+", "_", _nav).strip("_").lower() + ".png")
     page.screenshot(path=str(shot))  # the viewport: a full page re-lays out every chart
     assert shot.stat().st_size > 10_000

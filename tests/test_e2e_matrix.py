@@ -16,10 +16,10 @@ from e2e_server import PAGES, AppServer, click_nav, open_app, wait_idle
 from playwright.sync_api import expect
 from test_app_matrix import TEXTS, source_files
 from test_e2e import (
-    DRAWN,
     assert_log_clean,
     assert_no_errors,
     choose,
+    drawn_on,
     plot_heights,
     sidebar,
     title,
@@ -93,7 +93,7 @@ def test_every_source_through_every_page_and_tab(app_server, new_context, source
             assert_no_errors(page, where)
             unavailable = page.get_by_text("on the Documents page", exact=False)
             assert not unavailable.count(), f"{where}: the documents did not reach the page"
-            drawn = page.get_by_test_id("stMain").locator(DRAWN)
+            drawn = page.get_by_test_id("stMain").locator(drawn_on(path))
             assert drawn.count(), f"{where}: nothing drawn"
     assert_log_clean(app_server)
 
