@@ -247,6 +247,9 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefi
     local = dedup(path, SETTINGS, verify="exact", cluster_check=True)
     assert local.split_off > 0  # the member check has work to redo
     with Client(cluster.scheduler_address) as client:
+        # the nanny restarts the worker killed by the previous case: a fresh process that
+        # imports numpy, numba and nearsim, which takes over 30 s on two busy cores
+        client.wait_for_workers(2, timeout=300)
         pids = client.run(os.getpid)
     plugin = KillAfter(cluster.scheduler, pids, prefix, count)
     cluster.scheduler.add_plugin(plugin, name="kill-after")
@@ -264,7 +267,7 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path, cluster, texts, prefi
     assert plugin.killed, f"no worker finished {count} {prefix} tasks"
     assert_same(local, got)
     with Client(cluster.scheduler_address) as client:
-        client.wait_for_workers(2, timeout=30)  # the nanny's new worker, for the next test
+        client.wait_for_workers(2, timeout=300)  # the nanny's new worker, for the next test
 
 
 # -- a client that dies resumes from what is on disk ---------------------------------------
