@@ -204,7 +204,7 @@ def rensa(task: dict) -> dict:
     with clock("shingles"):
         sets = [char_shingles(t) for t in texts]
     with clock("signatures"):
-        mhs = rs.RMinHash.from_token_sets(sets, 128, 1)
+        mhs = rs.RMinHash.from_token_sets(sets, 128, task.get("seed", 1))
     del sets
     b = task["banding"][0]
     with clock("index"):
@@ -328,7 +328,14 @@ TASKS = {
     "rensa_matrix": rensa_matrix,
     "score": score,
     "spread": spread,
+    "score_copies": lambda task: _sketch_part().copy_expanded_score(task),
 }
+
+
+def _sketch_part():
+    from benchmarks import _sketch_part
+
+    return _sketch_part
 
 
 def run_child(task_file: str, out_file: str) -> None:

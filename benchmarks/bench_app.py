@@ -66,7 +66,8 @@ GOAL_CHANGE = 0.5
 QUIET_MS = 400
 RESULTS_TABS = ["Missed pairs", "False candidates", "Estimate against exact",
                 "How the truth is computed"]  # fmt: skip
-MINHASH_TABS = ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing k"]
+MINHASH_TABS = ["Shingles", "Hash functions", "A pair", "Worked example",
+                "Choosing the shingle length"]  # fmt: skip
 PAGE_WIDGETS = {  # the pages' own widgets: (label, step)
     "recall_target": ("Recall target R (of the candidates)", 0.005),
     "cluster_check": ("Check every member against its cluster's first document", None),

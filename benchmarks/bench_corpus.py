@@ -79,7 +79,7 @@ THRESHOLD = 0.8
 TUNED = (9, 13)  # nearsim's tune(0.8, 128)[0], and datasketch's _optimal_param(0.8, 128)
 SHARED = (16, 8)  # rensa's LSH: bands must divide k = 128
 PEER_SIZE = 100_000
-PARTS = ("nearsim", "peers", "dask", "hot")
+PARTS = ("nearsim", "peers", "dask", "hot", "sketch")
 VERIFY = ("estimate", "exact")  # nearsim beside the peers: the estimate filter, and exact
 TEXT_DEDUP_PYTHON = "/tmp/textdedup-venv/bin/python"
 DATATROVE_PYTHON = "/tmp/datatrove-venv/bin/python"
@@ -359,6 +359,11 @@ class Bench:
                 res["score"] = self.score(n, f"nearsim-{n}", **_nearsim_found(res))
             self.store.put(f"nearsim/{n}", res)
 
+    def part_sketch(self) -> None:
+        from benchmarks._sketch_part import part_sketch
+
+        part_sketch(self)
+
     def part_peers(self) -> None:
         n = self.n_peer
         path = self.corpus(n)
@@ -555,7 +560,11 @@ def main(argv: list[str] | None = None) -> None:
     # runs), so running one part never writes "not run yet" over another's results
     stored = {k.split("/")[1] for k in bench.store.data if k.startswith("part/")}
     ran = stored if args.report_only else set(parts)
-    if ran - {"hot"} or (args.report_only and not stored):
+    if "sketch" in ran:
+        from benchmarks._sketch_part import report_sketch
+
+        report_sketch(bench.store.data)
+    if ran - {"hot", "sketch"} or (args.report_only and not stored):
         from benchmarks._corpus_report import report
 
         report(bench.store.data, Path(args.work))

@@ -140,6 +140,17 @@ def _dedup_parser(sub) -> None:
         help="memory guard: stop before banding makes more candidate pairs than this, "
         f"about 40 bytes each (default {MAX_CANDIDATES:,})",
     )
+    p.add_argument(
+        "--group-field",
+        metavar="F",
+        help="count documents and removals per value of field F (summary.json: "
+        "removed_by_group)",
+    )
+    p.add_argument(
+        "--keep-apart",
+        metavar="F",
+        help="never accept a pair whose two documents have the same non-empty value of field F",
+    )
     p.add_argument("--format", default="parquet", choices=FORMATS, help="default parquet")
     p.add_argument(
         "--on-error",
@@ -208,7 +219,7 @@ def _tune_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``nearsim`` argument parser (subcommands dedup, app, tune, index)."""
+    """The ``nearsim`` argument parser (subcommands dedup, app, tune, index, audit)."""
     parser = _Parser(prog=PROG, description="Choose, check and apply near-duplicate settings.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -218,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     from nearsim.index.commands import index_parser  # argparse only: no library loaded
 
     index_parser(sub, _settings_options, RUN_FIELDS)
+    from nearsim.audit.command import audit_parser
+
+    audit_parser(sub)
     return parser
 
 
@@ -233,11 +247,19 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     if args.against is not None:
+        if args.group_field or args.keep_apart:
+            option = "--group-field" if args.group_field else "--keep-apart"
+            raise UsageError(f"{option} is not offered with --against yet; accepted: a run "
+                             "without --against")  # fmt: skip
         from nearsim.index.commands import cmd_dedup_against
 
         return cmd_dedup_against(args, given_query(args))
     if args.engine == "local" and args.scheduler is not None:
         raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
+    fields = {"group_field": args.group_field, "keep_apart": args.keep_apart}
+    if args.engine == "dask" and (args.group_field or args.keep_apart):
+        option = "--group-field" if args.group_field else "--keep-apart"
+        raise UsageError(f"{option} is not offered by --engine dask yet; accepted: --engine local")
     common = {
         "text_field": args.text_field,
         "id_field": args.id_field,
@@ -263,10 +285,12 @@ def cmd_dedup(args: argparse.Namespace) -> int:
     else:
         from nearsim.run.local import dedup
 
-        result = dedup(args.inputs, settings, **common)
+        result = dedup(args.inputs, settings, **common, **fields)
         files = write_outputs(result, args.out, args.format, progress=not args.quiet)
         s = result.summary()
     checked = f", {s['split_off']:,} split off by the member check" if args.cluster_check else ""
+    if args.keep_apart:
+        checked += f", {s['kept_apart']:,} pairs kept apart by {args.keep_apart!r}"
     _say(
         args.quiet,
         f"{s['documents']:,} documents ({s['without_signature']:,} without a signature, "
@@ -274,8 +298,20 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         f"{s['pairs']:,} accepted ({args.verify}), {s['clusters']:,} clusters{checked}; "
         f"{s['removed']:,} documents would be removed. {result.read_report}.",
     )
+    if args.group_field:
+        _say(args.quiet, _groups_line(args.group_field, s["removed_by_group"]))
     _say(args.quiet, "wrote " + ", ".join(str(f) for f in files))
     return 0
+
+
+def _groups_line(field: str, groups: dict, shown: int = 10) -> str:
+    """Removals per group in one line: the groups with the most documents first."""
+    parts = [
+        f"{value or '(empty)'} {g['removed']:,}/{g['documents']:,}"
+        for value, g in list(groups.items())[:shown]
+    ]
+    more = f", and {len(groups) - shown:,} more" if len(groups) > shown else ""
+    return f"removed/documents per {field}: " + ", ".join(parts) + more
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -341,7 +377,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     return run(args)
 
 
-COMMANDS = {"dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "index": cmd_index}
+def cmd_audit(args: argparse.Namespace) -> int:
+    from nearsim.audit.command import cmd_audit as run
+
+    return run(args)
+
+
+COMMANDS = {
+    "dedup": cmd_dedup, "tune": cmd_tune, "app": cmd_app, "index": cmd_index, "audit": cmd_audit,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -256,8 +256,8 @@ FIELD_SPECS: dict[str, FieldSpec] = {
             low=0, high=10_000,
         ),
         FieldSpec(
-            "num_perm", "int", 128, "Hash functions k (signature length)",
-            "How many MinHash functions, i.e. values per signature. More functions: a "
+            "num_perm", "int", 128, "Signature length (number of hash functions)",
+            "How many MinHash functions, i.e. values per signature (k). More functions: a "
             "smaller estimation error, √(J(1−J)/k), and more work.",
             low=8, high=1024,
         ),

@@ -231,6 +231,23 @@ def _cache_dir() -> str:
     return os.path.join(base, "nearsim", "sketch-laws")
 
 
+def shipped_law_path(k: int, u: int) -> str:
+    """Where the package keeps a precomputed law (k = 128 at the default union size: the
+    curve ``--sketch superminhash`` tunes with by default, without a first-use simulation
+    of a few seconds); other (k, u) are simulated once and cached under the user's cache
+    folder."""
+    name = f"superminhash-law-k{k}-u{u}-n{TRIALS}-v{_LAW_VERSION}.npz"
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", name)
+
+
+def simulate_counts(k: int, u: int) -> tuple[np.ndarray, np.ndarray]:
+    """The simulated intersections c (int64, shape (g,)) and agreement counts (int64,
+    shape (g, k + 1): trials with C = m agreements) for union ``u``: deterministic (fixed
+    seed and chunking), the same on every machine and thread count."""
+    cs = np.unique(np.round(np.linspace(0.0, 1.0, GRID_POINTS) * u).astype(np.int64))
+    return cs, _simulate(k, u, TRIALS, cs, 27)
+
+
 @functools.lru_cache(maxsize=32)
 def simulated_law(k: int, u: int) -> tuple[np.ndarray, np.ndarray]:
     """SuperMinHash's law of the agreement count for union ``u`` (on the grid), cached.
@@ -242,14 +259,17 @@ def simulated_law(k: int, u: int) -> tuple[np.ndarray, np.ndarray]:
     law : ndarray of float64, shape (g, k + 1)
         ``law[i, m]`` = P(C = m | s[i]) (each row sums to 1).
     """
+    shipped = shipped_law_path(k, u)
+    if os.path.exists(shipped):  # the default curve's law ships with the package
+        with np.load(shipped) as saved:
+            return saved["cs"] / u, saved["counts"] / TRIALS
     path = os.path.join(_cache_dir(), f"superminhash-k{k}-u{u}-n{TRIALS}-v{_LAW_VERSION}.npz")
     try:
         with np.load(path) as saved:
             return saved["s"], saved["law"]
     except (OSError, ValueError, KeyError):
         pass
-    cs = np.unique(np.round(np.linspace(0.0, 1.0, GRID_POINTS) * u).astype(np.int64))
-    counts = _simulate(k, u, TRIALS, cs, 27)
+    cs, counts = simulate_counts(k, u)
     s, law = cs / u, counts / TRIALS
     try:  # whole or not at all; a cache that cannot be written is only slower next time
         os.makedirs(os.path.dirname(path), exist_ok=True)

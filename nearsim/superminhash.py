@@ -98,14 +98,15 @@ def _add(x, stamp, key, h, p, q, hist, a, who):
         state += GAMMA
         z = mix64(state)
         kk = j + np.int64(((z & _LOW32) * np.uint64(m - j)) >> np.uint64(32))
-        if q[kk] != stamp:
-            q[kk] = stamp
-            p[kk] = kk
-        if q[j] != stamp:
-            q[j] = stamp
-            p[j] = j
+        # the lazily reset permutation, without branches (selects): an entry not yet
+        # stamped for this element holds its own index
         pos = p[kk]
-        p[kk] = p[j]
+        pos = pos if q[kk] == stamp else kk
+        pj = p[j]
+        pj = pj if q[j] == stamp else j
+        q[kk] = stamp
+        q[j] = stamp
+        p[kk] = pj
         p[j] = pos
         v = (np.uint64(j) << np.uint64(32)) | (z >> np.uint64(32))
         old = h[pos]

@@ -46,6 +46,7 @@ PAGES = [
     ("/threshold", "Threshold", "Threshold"),
     ("/clusters", "Clusters", "Clusters"),
     ("/compare", "Compare: SimHash", "Compare"),
+    ("/query", "Query", "Query"),
     ("/export", "Presets & export", "Export"),
 ]
 

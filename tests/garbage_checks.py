@@ -75,6 +75,9 @@ def fx() -> SimpleNamespace:
     f.corpus = folder / "corpus.jsonl"
     f.corpus.write_text('{"id": 1, "text": "the cat sat"}\n{"id": 2, "text": "a dog"}\n')
     f.folder = folder
+    f.index_path = folder / "index"
+    f.index = ns.Index.create(f.index_path, f.choice_settings, keep_texts=True)
+    f.index.add(f.texts)
     f.evaluation = ns.evaluate(f.exact, f.cands, f.est, 0.5)
     f.funnel = ns.join_funnel(f.sets, 0.5)
     reader = ns.iter_corpus(f.corpus)

@@ -19,6 +19,7 @@ PAGES = [
     ("pages/views/results.py", "Results"),
     ("pages/views/clusters.py", "Clusters"),
     ("pages/views/compare.py", "Compare: SimHash"),
+    ("pages/views/query.py", "Query"),
 ]
 SMALL = {"n_docs": "300"}
 
@@ -192,10 +193,10 @@ def test_too_many_candidates_is_a_message_next_to_the_banding_inputs(monkeypatch
     at.number_input(key="rows").set_value(1).run()
     at.number_input(key="bands").set_value(128).run()
     assert not at.exception
-    beside = [e.value for e in at.sidebar.error]
+    beside = [html.unescape(e.value) for e in at.sidebar.error]  # shown as text
     assert len(beside) == 1, beside
     assert "banding b=128, r=1 would give more than 1,000 candidate pairs" in beside[0]
-    page = [e.value for e in at.main.error]
+    page = [html.unescape(e.value) for e in at.main.error]
     assert page == [f"These settings cannot be used on these documents: {beside[0]}"]
     assert "Candidate pairs" not in metrics(at)
 
@@ -274,7 +275,7 @@ def test_csv_defaults_to_the_text_column_and_survives_every_page():
     no_errors(at)
     assert at.selectbox(key="csv_column").value == "description"
     assert metrics(at)["Documents"] == "27"
-    assert any("job_posts.csv" in c.value for c in at.caption)  # which file is in use
+    assert any("job_posts.csv" in html.unescape(c.value) for c in at.caption)  # the file in use
 
 
 def test_bad_csv_is_a_message():
@@ -282,7 +283,7 @@ def test_bad_csv_is_a_message():
     at.run()
     at.get("file_uploader")[0].upload("broken.csv", b"\x89PNG\r\n\x1a\n\x00\x00", "text/csv").run()
     assert not at.exception
-    assert at.error and "broken.csv" in at.error[0].value
+    assert at.error and "broken.csv" in html.unescape(at.error[0].value)
 
 
 def test_files_source_reads_html_visible_text():
@@ -294,7 +295,7 @@ def test_files_source_reads_html_visible_text():
     at.get("file_uploader")[0].set_value(files).run()
     assert not at.exception
     assert metrics(at)["Documents"] == str(len(files) - 1)
-    assert any("photo.txt" in w.value for w in at.warning)
+    assert any("photo.txt" in html.unescape(w.value) for w in at.warning)
     at.switch_page("pages/views/results.py").run()
     no_errors(at)
     assert metrics(at)["True pairs (exact J ≥ t)"] == "1"  # the page published twice
@@ -326,7 +327,7 @@ def test_compare_page_shows_the_seed_000_lesson():
     no_errors(at)
     m = metrics(at)
     ours = float(m["Ours: mean distance of 100 documents"].split()[0])
-    broken = float(m["Seed 000's hash: mean distance of 100 documents"].split()[0])
+    broken = float(m["The job board's broken hash: mean distance of 100 documents"].split()[0])
     assert ours > broken + 8
 
 

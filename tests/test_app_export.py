@@ -78,8 +78,8 @@ def test_page_draws_every_section():
     assert at.title[0].value == "Presets & export"
     assert at.markdown[0].value  # opens with plain sentences on what it shows
     assert [h.value for h in at.header] == ["Presets", "Export", "Sizing"]
-    assert [b.key for b in at.button] == [f"try_{name}" for name in ns.PRESETS]
-    assert all(b.label == "Try these settings" for b in at.button)
+    assert [b.key for b in at.main.button] == [f"try_{name}" for name in ns.PRESETS]
+    assert all(b.label == "Try these settings" for b in at.main.button)
     table = comparison(at)
     assert table["settings"].tolist() == [
         "in force", "datatrove", "NeMo Curator", "text-dedup", "data-juicer", "BigCode",
@@ -249,14 +249,14 @@ def test_powers_of_ten_pick_n_and_settings_change_the_sizing():
     assert metrics(at)["Signature memory"] == humanize.naturalsize(4 * 256 * 10**9)
 
 
-@pytest.mark.parametrize("n", [5, 999_999, 10**10 + 1, 10**15])
+@pytest.mark.parametrize("n", [5, 999, 10**10 + 1, 10**15])
 def test_bad_n_is_a_clear_message(n):
     at = export_page()
     at.number_input(key="sizing_n").set_value(n).run()
     no_errors(at)
     (warning,) = at.warning
     assert f"N = {n:,} documents is outside" in warning.value
-    assert "1,000,000 (10⁶) to 10,000,000,000 (10¹⁰)" in warning.value
+    assert "1,000 (10³) to 10,000,000,000 (10¹⁰)" in warning.value
     assert "Signature memory" not in metrics(at)
     at.number_input(key="sizing_n").set_value(10**7).run()  # and a good one brings it back
     assert not at.warning and "Signature memory" in metrics(at)
@@ -266,7 +266,7 @@ def test_bad_n_is_a_clear_message(n):
 def test_no_documents_still_gives_presets_and_export():
     at = export_page({"source": "paste"})
     no_errors(at)
-    assert [b.key for b in at.button] == [f"try_{name}" for name in ns.PRESETS]
+    assert [b.key for b in at.main.button] == [f"try_{name}" for name in ns.PRESETS]
     assert main_code(at)[0] == "nearsim dedup corpus.jsonl --out dedup_out"  # no --source
     infos = [i.value for i in at.info]
     assert len(infos) == 2 and all("Paste some text" in i for i in infos)  # table, sizing

@@ -24,7 +24,14 @@ PAGES = {
     "pages/views/documents.py": (None, ()),
     "pages/views/minhash.py": (
         "minhash_tab",
-        ("Shingles", "Hash functions", "A pair", "Worked example", "Choosing k", "Two sketches"),
+        (
+            "Shingles",
+            "Hash functions",
+            "A pair",
+            "Worked example",
+            "Choosing the shingle length",
+            "Two sketches",
+        ),
     ),
     "pages/views/banding.py": (None, ()),
     "pages/views/results.py": (
@@ -37,6 +44,7 @@ PAGES = {
     ),
     "pages/views/clusters.py": (None, ()),
     "pages/views/compare.py": (None, ()),
+    "pages/views/query.py": (None, ()),
     "pages/views/export.py": (None, ()),
 }
 

@@ -104,3 +104,38 @@ def test_bit_shares_marks_bits_that_never_move():
     rows = next(iter(spec["datasets"].values()))
     stuck = [r["bit"] for r in rows if r.get("health") == "never moves"]
     assert stuck == list(range(40, 64))
+
+
+def test_s_curve_tooltips_are_explicit_and_formatted(result):
+    """Every layer names its tooltip; no number is shown raw ("hi 0.635987983491")."""
+    spec = charts.s_curve(9, 13, 0.8, result.get("rates")).to_dict()
+    for layer in spec["layer"]:
+        tips = layer["encoding"].get("tooltip")
+        assert tips, layer["mark"]
+        for tip in tips:
+            assert tip["field"] not in ("lo", "hi") or tip.get("title"), tip
+            if tip.get("type") == "quantitative":
+                assert "format" in tip, tip
+
+
+def test_join_funnel_has_powers_of_ten_and_counts_on_the_bars(result):
+    from nearsim_app.explorer import charts_teach
+
+    frame = result.get("funnel").frame()
+    spec = charts_teach.join_funnel(frame).to_dict()
+    bars, text = spec["layer"]
+    axis = bars["encoding"]["x"]
+    assert axis["scale"]["type"] == "log"
+    assert all(np.log10(v) == int(np.log10(v)) for v in axis["axis"]["values"])
+    assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "label"
+    rows = spec["datasets"][text.get("data", spec.get("data"))["name"]]
+    assert [r["label"] for r in rows] == [f"{int(v):,}" for v in frame["pairs"]]
+
+
+def test_s_curve_legend_entries_have_distinct_colours(result):
+    """t, the steepest point, the rule of thumb and the curve were four near-identical
+    greys in the legend."""
+    spec = charts.s_curve(9, 13, 0.8, result.get("rates")).to_dict()
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    colours = [c.lower() for c in scale["range"]]
+    assert len(set(colours)) == len(colours), dict(zip(scale["domain"], colours, strict=True))

@@ -130,3 +130,12 @@ def test_removal_chart_leaves_out_a_t_below_the_grid(removal):
     names = _color_domains(spec)[0]
     assert not any(n.startswith("current t") for n in names)
     assert len(_layers(spec)) == 2
+
+
+def test_cluster_sizes_is_log_log_with_titles():
+    spec = ct.cluster_sizes(np.array([2, 2, 2, 3, 3, 40, 1327])).to_dict()
+    enc = spec["encoding"]
+    assert enc["x"]["scale"]["type"] == "log" and enc["y"]["scale"]["type"] == "log"
+    assert "Cluster size" in enc["x"]["title"] and "Clusters" in enc["y"]["title"]
+    rows = spec["datasets"][spec["data"]["name"]]
+    assert {(r["size"], r["clusters"]) for r in rows} == {(2, 3), (3, 2), (40, 1), (1327, 1)}

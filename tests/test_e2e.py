@@ -26,7 +26,7 @@ from e2e_server import PAGES, AppServer, open_app, wait_idle
 from playwright.sync_api import expect
 
 THRESHOLD = "Similarity threshold t"
-NUM_PERM = "Hash functions k (signature length)"
+NUM_PERM = "Signature length (number of hash functions)"
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -520,7 +520,7 @@ def test_pasted_text_comes_back_with_a_paste_link(app_server, new_context):
 
 def test_a_fresh_server_s_first_visit_to_a_page_by_address_is_that_page_alone(new_context):
     """The first visit of a fresh server, straight to /export: the Export page with the top
-    navigation's eight views, no "Page not found" notice over it and no other page listed.
+    navigation's views, no "Page not found" notice over it and no other page listed.
     Streamlit looks for a ``pages/`` folder beside the main script until ``st.navigation``
     has run once in a process; the servers start ``pages/explorer/main.py``, whose folder has
     none (started on ``app.py``, beside ``pages/``, this visit got the notice)."""

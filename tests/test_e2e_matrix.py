@@ -28,7 +28,12 @@ from test_e2e import (
 ROOT = Path(__file__).resolve().parents[1]
 TABS = {
     "/minhash": [
-        "Shingles", "Hash functions", "A pair", "Worked example", "Choosing k", "Two sketches"
+        "Shingles",
+        "Hash functions",
+        "A pair",
+        "Worked example",
+        "Choosing the shingle length",
+        "Two sketches",
     ],
     "/results": [
         "Missed pairs",
@@ -202,7 +207,8 @@ def test_five_sessions_on_20000_documents_at_once_stay_bounded_and_answer(chromi
 TEACHING = [  # (page, tab, words the view explains itself with, draws a chart)
     ("/minhash", "A pair", "The estimator's spread.", True),
     ("/minhash", "Worked example", "The signature matrix after", False),
-    ("/minhash", "Choosing k", "in one document only", True),
+    ("/minhash", "Choosing the shingle length", "in one document only", True),
+    ("/minhash", "Two sketches", "Estimator spread by set size", False),
     ("/results", "Missed pairs", "Not a candidate", True),
     ("/results", "False candidates", "A candidate pair", True),
     ("/results", "Estimate against exact", "MinHash estimate against its exact similarity", True),

@@ -157,6 +157,53 @@ def test_valid_mask_leaves_documents_out(sets, t, data):
         assert rows(exact_pairs(tokens, t, method=method, valid=valid)) == want
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sets=set_families(), t=THRESHOLDS)
+def test_long_document_layout_equals_brute_force(sets, t):
+    """The layout long documents get (the most frequent ids exact, the rest hashed into
+    4,096 bits), forced on small sets: exact bits for the 64 most frequent ids only, so an
+    alphabet of 65–80 shingles takes both parts."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_join, "_LONG_DOCUMENT", 0)
+        mp.setattr(_join, "_EXACT_VOCAB", 0)
+        mp.setattr(_join, "_LONG_EXACT_BITS", 64)
+        pp = exact_pairs(sets, t, method="ppjoin")
+        pairs = pp[["i", "j"]].to_numpy(np.int64)
+        again = pair_jaccard(sets, pairs) if len(pairs) else np.empty(0)
+    assert rows(pp) == reference(sets, t)
+    np.testing.assert_array_equal(again, pp["jaccard"].to_numpy())
+
+
+def test_long_templated_documents_take_the_long_layout_and_equal_brute_force():
+    """Documents of about 600–1,200 distinct shingles, many from a few shared templates (as
+    manual pages are) and some edited copies of others, over a vocabulary far above 4,096:
+    the join's default layout for them is the long one (shared shingles in both its exact
+    and its hashed part), and every method gives the reference's pairs."""
+    rng = np.random.default_rng(11)
+    templates = [rng.choice(30_000, size=2_000, replace=False) for _ in range(3)]
+    docs: list[np.ndarray] = []
+    for k in range(160):
+        if k > 3 and rng.random() < 0.4:  # an edited copy: its own shingles shared too
+            base = docs[int(rng.integers(0, k))]
+            kept = base[rng.random(base.size) < rng.uniform(0.7, 1.0)]
+            own = rng.integers(30_000, 200_000, size=int(rng.integers(0, 120)))
+        else:
+            core = templates[k % 3]
+            kept = core[rng.random(core.size) < rng.uniform(0.3, 0.45)]
+            own = rng.integers(30_000, 200_000, size=int(rng.integers(50, 400)))
+        docs.append(np.array(list(dict.fromkeys(np.concatenate([kept, own]).tolist()))))
+    sets = [[f"s{x}" for x in d.tolist()] for d in docs]
+    tokens = TokenSets.from_shingles(sets)
+    assert tokens.lengths.mean() >= _join._LONG_DOCUMENT and tokens.vocab > _join._EXACT_VOCAB
+    _, _, fwords, hwords = _join.verification_index(tokens)
+    assert (fwords, hwords) == (_join._LONG_EXACT_BITS // 64, _join.MAX_VERIFY_BITS // 64)
+    for t in (0.4, 0.5, 0.75):
+        want = reference(sets, t)
+        assert rows(exact_pairs(tokens, t, method="ppjoin")) == want
+        assert rows(exact_pairs(tokens, t, method="brute")) == want
+    assert len(reference(sets, 0.5)) > 100  # the templates make many pairs to verify
+
+
 def test_large_vocabulary_paths():
     rng = np.random.default_rng(5)
     vocab = np.array([f"t{k}" for k in range(20000)])

@@ -72,10 +72,24 @@ def test_a_large_corpus_is_sampled_and_says_how_many():
     assert grow["share_in_one_document"].is_monotonic_increasing
 
 
+def test_long_documents_are_measured_within_the_character_budget():
+    """Documents of 1,000 characters and a budget of 20,000: a random 20 of the 100 (their
+    lengths add up to exactly the budget), every k; under the budget nothing changes."""
+    texts = [(t * 10)[:1000] for t in ns.example_corpus(300, seed=3)["text"].tolist()[:100]]
+    got = explain.shingle_length_profile(texts, ks=[3, 5], max_characters=20_000)
+    assert got["documents"].tolist() == [20, 20]
+    whole = explain.shingle_length_profile(texts, ks=[3, 5], seed=2)
+    assert whole["documents"].tolist() == [100, 100]
+    short = explain.shingle_length_profile(texts[:10], ks=[3], max_characters=10_000)
+    assert short["documents"].tolist() == [10]
+    two = explain.shingle_length_profile(texts[:10], ks=[3], max_characters=1_000)
+    assert two["documents"].tolist() == [2]  # never fewer than two
+
+
 @pytest.mark.parametrize(
     ("kwargs", "word"),
-    [({"sample": 1}, "sample"), ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"),
-     ({"kind": "byte"}, "kind")],
+    [({"sample": 1}, "sample"), ({"max_characters": 999}, "max_characters"),
+     ({"pairs": 0}, "pairs"), ({"ks": [0]}, "ks"), ({"kind": "byte"}, "kind")],
 )  # fmt: skip
 def test_bad_arguments_name_themselves(kwargs, word):
     with pytest.raises(ValueError, match=word):
@@ -85,3 +99,28 @@ def test_bad_arguments_name_themselves(kwargs, word):
 def test_one_document_is_not_enough():
     with pytest.raises(ValueError, match="at least 2"):
         explain.shingle_length_profile(["only one"])
+
+
+def test_the_worked_example_is_the_books():
+    """Mining of Massive Datasets §3.3: rows a … e numbered 0 … 4, h1 = x + 1 mod 5 and
+    h2 = 3x + 1 mod 5 (Fig. 3.4), and the signature matrix of Fig. 3.5."""
+    ex = explain.book_example()
+    assert ex.matrix.index.tolist() == ["a", "b", "c", "d", "e"]
+    assert ex.matrix.to_numpy().tolist() == [
+        [1, 0, 0, 1],
+        [0, 0, 1, 0],
+        [0, 1, 0, 1],
+        [1, 0, 1, 1],
+        [0, 0, 1, 0],
+    ]  # fmt: skip  (Fig. 3.2)
+    assert ex.hashes["h1"].tolist() == [1, 2, 3, 4, 0]
+    assert ex.hashes["h2"].tolist() == [1, 4, 2, 0, 3]
+    assert ex.signatures.tolist() == [[1, 3, 0, 1], [0, 2, 0, 0]]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_worked_example_never_repeats_a_function(seed):
+    """At 8 functions h4 was h2 and h8 was h1 (drawn with replacement)."""
+    ex = explain.book_example(8, seed)
+    columns = [tuple(ex.hashes[h]) for h in ex.hashes.columns]
+    assert len(set(columns)) == 8 and ex.params[:2] == [(1, 1), (3, 1)]

@@ -140,6 +140,8 @@ CORPUS_CONTENT = (
     r"^path '.*' does not exist; accepted: an existing file or folder",
     r"^folder '.*' holds no supported files",
 )
+INDEX_CONTENT = (r"^'.*' (does not exist|is not a folder|is not a nearsim index|has an "
+                 r"index\.json that)",)
 BR = {"b": ("r", "num_perm"), "r": ("b", "num_perm"), "num_perm": ("b", "r")}
 PAIRED = {"sets": ("valid", "pairs", "labels"), "valid": ("sets", "fingerprints"),
           "fingerprints": ("valid", "exact", "lsh_pairs"), "similarity": ("weight",),
@@ -163,8 +165,8 @@ def _record_of(f) -> ns.CorpusReport:
 TABLE: list[Case] = [
     # -- shingles, MinHash ------------------------------------------------------------------
     Case("shingles", fn("shingles"), lambda f: {"text": f.texts[0], **SHINGLING}, check_shingles),
-    Case("MinHasher", lambda f: ns.MinHasher, lambda f: {"num_perm": 16, "seed": 1},
-         check_minhasher),
+    Case("MinHasher", lambda f: ns.MinHasher, lambda f: {"num_perm": 16, "seed": 1,
+         "sketch": "minhash"}, check_minhasher),
     Case("MinHasher.base_hash", lambda f: f.mh.base_hash, lambda f: {"shingles": f.sets[0]},
          array_of(np.uint32, lambda kw: (len(list(kw["shingles"])),))),
     Case("MinHasher.signature", lambda f: f.mh.signature, lambda f: {"shingles": f.sets[0]},
@@ -186,7 +188,9 @@ TABLE: list[Case] = [
          "num_perm": 128, "one_byte": False}, check_standard_error),
     # -- LSH banding and tuning -------------------------------------------------------------
     Case("candidate_probability", fn("candidate_probability"),
-         lambda f: {"s": np.array([0.1, 0.5, 0.9]), "b": 4, "r": 4}, check_probability, also=BR),
+         lambda f: {"s": np.array([0.1, 0.5, 0.9]), "b": 4, "r": 4, "sketch": "minhash",
+                    "num_perm": None, "union_size": None, "with_error": False},
+         check_probability, also=BR),
     Case("false_positive_area", fn("false_positive_area"), lambda f: {"t": 0.5, "b": 4, "r": 4},
          check_area("fp"), also=BR),
     Case("false_negative_area", fn("false_negative_area"), lambda f: {"t": 0.5, "b": 4, "r": 4},
@@ -197,8 +201,8 @@ TABLE: list[Case] = [
     Case("steepest_point", fn("steepest_point"), lambda f: {"b": 4, "r": 4},
          satisfies(lambda out, kw: type(out) is float and 0 <= out <= 1), also=BR),
     Case("tune", fn("tune"), lambda f: {"threshold": 0.5, "num_perm": 32, "fp_weight": 0.5,
-         "fn_weight": 0.5}, check_tune, also={"fp_weight": ("fn_weight",),
-                                              "fn_weight": ("fp_weight",)}),
+         "fn_weight": 0.5, "sketch": "minhash", "union_size": None}, check_tune,
+         also={"fp_weight": ("fn_weight",), "fn_weight": ("fp_weight",)}),
     Case("candidate_pairs", fn("candidate_pairs"), lambda f: {"signatures": f.sig, "b": 4,
          "r": 4, "valid": None, "max_pairs": 10**6, "bucket_limit": 2},
          pairs_like(lambda kw: brute_bucket_candidates(kw["signatures"], kw["b"], kw["r"],
@@ -267,7 +271,8 @@ TABLE: list[Case] = [
     Case("Evaluation.summary", lambda f: f.evaluation.summary, lambda f: {}, is_a(dict),
          examples=0),
     Case("rate_by_band", fn("rate_by_band"), lambda f: {"pairs": f.sample, "candidates": f.cands,
-         "b": 4, "r": 4}, frame_of({"lo": "f", "hi": "f", "pairs": "i", "candidates": "i",
+         "b": 4, "r": 4, "sketch": "minhash", "num_perm": None},
+         frame_of({"lo": "f", "hi": "f", "pairs": "i", "candidates": "i",
                                     "rate": "f", "sampled": "b", "expected": "f",
                                     "expected_se": "f"}, lambda kw: 20),
          also={**PAIRED, "b": ("r",), "r": ("b",)}),
@@ -277,16 +282,19 @@ TABLE: list[Case] = [
          also={**PAIRED, "exact": ("fingerprints",), "lsh_pairs": ("fingerprints",)}),
     # -- corpus-aware prediction and sizing -------------------------------------------------
     Case("predict", fn("predict"), lambda f: {"similarity": f.sample.jaccard.to_numpy(),
-         "weight": f.sample.weight, "threshold": 0.5, "b": 4, "r": 4, "num_perm": 16},
+         "weight": f.sample.weight, "threshold": 0.5, "b": 4, "r": 4, "num_perm": 16,
+         "sketch": "minhash", "union_size": None},
          is_a(ns.Prediction), also={**BR, **PAIRED}),
     Case("tune_for", fn("tune_for"), lambda f: {"similarity": f.sample.jaccard, "weight": None,
-         "threshold": 0.5, "num_perm": 16, "min_recall": 0.95},
+         "threshold": 0.5, "num_perm": 16, "min_recall": 0.95, "sketch": "minhash",
+         "union_size": None},
          satisfies(lambda out, kw: all(isinstance(p, ns.Prediction) for p in out)
                    and len(out) == sum(kw["num_perm"] // b for b in range(1, kw["num_perm"] + 1))),
          also=PAIRED),
     Case("compare_tuners", fn("compare_tuners"), lambda f: {"similarity": [0.9, 0.85, 0.5, 0.1],
          "weight": [1, 1, 10, 1000], "threshold": 0.8, "num_perm": 16, "fp_weight": 0.5,
-         "min_recall": 0.95, "low": 0.3}, is_a(ns.TunerComparison),
+         "min_recall": 0.95, "low": 0.3, "sketch": "minhash", "union_size": None},
+         is_a(ns.TunerComparison),
          also={**PAIRED, "threshold": ("low",), "low": ("threshold",)}),
     Case("prediction_table", fn("prediction_table"), lambda f: {"predictions": f.predictions[:3]},
          satisfies(lambda out, kw: out.columns[:2].tolist() == ["b", "r"])),
@@ -344,9 +352,10 @@ TABLE: list[Case] = [
          satisfies(lambda out, kw: isinstance(out, str) and out), content=FILE_CONTENT),
     # -- corpora ----------------------------------------------------------------------------
     Case("iter_corpus", fn("iter_corpus"), lambda f: {"paths": f.corpus, **CORPUS,
-         "batch_size": 1}, check_reader, finish=list, also=FIELDS, content=CORPUS_CONTENT),
+         "batch_size": 1, "fields": None}, check_reader, finish=list, also=FIELDS,
+         content=CORPUS_CONTENT),
     Case("read_corpus", fn("read_corpus"), lambda f: {"paths": f.corpus, **CORPUS,
-         "batch_size": 1}, frame_of({"id": "OT", "text": "OT"}), also=FIELDS,
+         "batch_size": 1, "fields": None}, frame_of({"id": "OT", "text": "OT"}), also=FIELDS,
          content=CORPUS_CONTENT),
     Case("sample_corpus", fn("sample_corpus"), lambda f: {"paths": f.corpus, "n": 1, "seed": 0,
          **CORPUS}, satisfies(lambda out, kw: isinstance(out[0], pd.DataFrame)
@@ -354,7 +363,8 @@ TABLE: list[Case] = [
     Case("inspect_corpus", fn("inspect_corpus"), lambda f: {"paths": f.corpus, "records": 10},
          is_a(ns.CorpusInfo), also=FIELDS, content=CORPUS_CONTENT),
     Case("CorpusReader", lambda f: ns.CorpusReader, lambda f: {"files": [f.corpus], **CORPUS,
-         "batch_size": 1}, check_reader, finish=list, also=FIELDS, content=CORPUS_CONTENT),
+         "batch_size": 1, "fields": ()}, check_reader, finish=list, also=FIELDS,
+         content=CORPUS_CONTENT),
     Case("CorpusReport.summary", lambda f: _record_of(f).summary, lambda f: {}, is_a(str),
          examples=0),
     Case("CorpusReader.lists", lambda f: ns.iter_corpus(f.corpus, **CORPUS).lists, lambda f: {},
@@ -403,10 +413,32 @@ TABLE: list[Case] = [
     ],
     Case("dedup_argv", fn("dedup_argv"), lambda f: {"settings": f.choice_settings,
          "inputs": "corpus/", "out": "out", "text_field": None, "verify": None,
-         "use_settings": False}, list_of_str),
+         "use_settings": False, "id_field": None, "group_field": None}, list_of_str),
     Case("dedup_command", fn("dedup_command"), lambda f: {"settings": f.choice_settings,
          "inputs": "corpus/", "out": "out", "text_field": None, "verify": None,
          "use_settings": False}, is_a(str)),
+    # -- the persistent index ----------------------------------------------------------------
+    Case("Index.open", lambda f: ns.Index.open, lambda f: {"path": f.index_path,
+         "settings": f.choice_settings}, is_a(ns.Index), content=INDEX_CONTENT),
+    Case("Index.add", lambda f: f.index.add, lambda f: {"texts": f.texts[:3], "ids": None,
+         "skip_duplicates": True, "wait": 5.0},
+         satisfies(lambda out, kw: isinstance(out, pd.DataFrame)
+                   and set(out["row"]) == set(range(len(list(kw["texts"])))))),
+    Case("Index.query", lambda f: f.index.query, lambda f: {"texts": f.texts, "ids": None},
+         satisfies(lambda out, kw: isinstance(out, pd.DataFrame)
+                   and set(out["row"]) == set(range(len(list(kw["texts"])))))),
+    Case("Index.explain", lambda f: f.index.explain, lambda f: {"text": f.texts[1], "match": 0},
+         satisfies(lambda out, kw: 0 <= out.estimate <= 1 and out.band_rows.shape == (4, 4))),
+    *[
+        Case(f"Index.{name}", lambda f, name=name: getattr(f.index, name),
+             lambda f: {"positions": [0, 1]},
+             satisfies(lambda out, kw: len(out) == len(np.atleast_1d(kw["positions"]))))
+        for name in ("ids", "texts", "signatures", "valid")
+    ],
+    Case("Index.positions_of", lambda f: f.index.positions_of, lambda f: {"doc_id": "1"},
+         satisfies(lambda out, kw: out.tolist() == [1] if kw["doc_id"] in ("1", 1) else True)),
+    Case("Index.disk_bytes", lambda f: f.index.disk_bytes, lambda f: {},
+         satisfies(lambda out, kw: out > 0), examples=0),
     # -- the stage graph --------------------------------------------------------------------
     Case("pipeline.run", lambda f: ns.pipeline.run, lambda f: {"texts": f.texts,
          "settings": f.choice_settings},
@@ -443,7 +475,21 @@ DATA = {
 }
 
 NOT_IN_TABLE = {
+    "Index.create": "makes a folder at its path: garbage paths would make folders where the "
+    "tests run; its refusals are tested in test_index",
+    "Index.sign": "the index's settings applied to texts: sign_batch, whose edge is tested",
+    "Index.add_signed": "takes a Signed batch from Index.sign (the command line's path); add is "
+    "its edge",
+    "Index.query_signed": "takes a Signed batch from Index.sign; query is its edge",
+    "Index.match_among": "takes a Signed batch from Index.sign; dedup --against is its edge",
+    "Index.close": "no arguments; lets go of the mapped files",
+    "Index.settings": "a property",
+    "Index.keep_texts": "a property",
+    "Index.bucket_limit": "a property",
+    "Index.segment_count": "a property",
     "CorpusReader.skipped": "a property",
+    "CorpusReader.records": "no arguments; the batches as lists, as CorpusReader.lists (in "
+    "TABLE) gives them, with the extra fields",
     "MinHasher.flat_text_signatures": "takes texts laid out by flatten_texts (checked there); "
     "text_signatures is its edge",
     "TokenSets.n": "a property",

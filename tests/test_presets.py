@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import re
 
+import numpy as np
 import pytest
 from datasketch.lsh import _optimal_param
 from support import datatrove_values, nearsim_values
@@ -171,3 +172,19 @@ def test_datatrove_preset_matches_datatrove_itself():
     text = " ".join(ns.preset("datatrove").differences)
     assert "Numbers" in text and "Diacritics" in text
     assert (config.hash_config.precision, config.hash_config.hash_fc) == (64, "xxhash")
+
+
+def test_scoring_subset_keeps_whole_documents_within_the_budget():
+    """Presets on long documents are scored on a seeded random set of whole documents of
+    at most the budget's characters; short corpora are scored whole."""
+    from nearsim.explore.presets import scoring_subset
+
+    assert scoring_subset([100] * 50, 5_000).tolist() == list(range(50))
+    lengths = np.random.default_rng(1).integers(1_000, 9_000, 12_000)
+    rows = scoring_subset(lengths, 1_000_000)
+    assert (np.diff(rows) > 0).all()  # ascending, no repeats
+    assert lengths[rows].sum() <= 1_000_000 < lengths[rows].sum() + lengths.max()
+    assert rows.tolist() == scoring_subset(lengths, 1_000_000).tolist()  # seeded
+    assert scoring_subset([10**9, 10**9, 5], 10).size == 2  # pairs need two documents
+    with pytest.raises(ValueError, match="max_characters"):
+        scoring_subset([1, 2], 0)

@@ -146,3 +146,16 @@ def test_union_grid():
     assert sketch_law.union_grid(200) == 181
     assert sketch_law.union_grid(2) == 2 and sketch_law.union_grid(10**9) == 16_384
     assert sketch_law.union_grid(256) == 256
+
+
+def test_the_shipped_law_is_the_simulation():
+    """The law shipped for k = 128 at the default union size is what the simulation gives
+    (it is deterministic), and it is what the curve reads."""
+    u = sketch_law.union_grid(sketch_law.DEFAULT_UNION)
+    path = sketch_law.shipped_law_path(128, u)
+    with np.load(path) as saved:
+        cs, counts = saved["cs"], saved["counts"]
+    fresh_cs, fresh = sketch_law.simulate_counts(128, u)
+    assert (cs == fresh_cs).all() and (counts == fresh).all()
+    s, law = sketch_law.simulated_law(128, u)
+    assert (s == cs / u).all() and (law == counts / sketch_law.TRIALS).all()

@@ -77,3 +77,21 @@ def test_tune_ranks_under_the_sketch_s_curve(capsys):
     assert lines[2].split()[:3] == ["1", str(best.b), str(best.r)]
     p = ns.candidate_probability(0.7, best.b, best.r, sketch="superminhash", num_perm=128)
     assert float(lines[2].split()[-1]) == pytest.approx(p, abs=5e-4)
+
+
+def test_the_index_keeps_the_sketch_and_refuses_another(corpus, tmp_path):
+    """An index made with SuperMinHash stores the setting, matches with SuperMinHash
+    estimates, and opening it with classic MinHash names the difference."""
+    _, texts = corpus
+    idx = ns.Index.create(tmp_path / "ix", SMH)
+    idx.add(texts[:1000])
+    hits = idx.query(texts[1000:])
+    hit = hits[hits["match_id"] != ""]
+    assert len(hit) > 20
+    sig = ns.MinHasher(128, SMH.hash_seed, sketch="superminhash").text_signatures(texts)
+    rows = hit["row"].to_numpy() + 1000
+    matched = hit["match_id"].astype(int).to_numpy()
+    np.testing.assert_array_equal(hit["estimate"], (sig[rows] == sig[matched]).mean(axis=1))
+    assert ns.Index.open(tmp_path / "ix").settings.sketch == "superminhash"
+    with pytest.raises(ValueError, match="sketch 'minhash'"):
+        ns.Index.open(tmp_path / "ix", ns.Settings(threshold=0.7))

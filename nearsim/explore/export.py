@@ -129,6 +129,8 @@ def dedup_argv(
     text_field: str | None = None,
     verify: str | None = None,
     use_settings: bool = False,
+    id_field: str | None = None,
+    group_field: str | None = None,
 ) -> list[str]:
     """The ``nearsim dedup`` command for ``settings``, as an argument list.
 
@@ -143,6 +145,8 @@ def dedup_argv(
         ``--text-field``, when given.
     verify : {"estimate", "exact", "none"}, optional
         ``--verify``, when given (the command's default is ``estimate``).
+    id_field, group_field : str, optional
+        ``--id-field`` and ``--group-field``, when given.
     use_settings : bool
         ``False``: one ``--option value`` per setting that differs from its default (the
         option is the field name with ``-`` for ``_``). ``True``: the same values as one
@@ -171,6 +175,10 @@ def dedup_argv(
             argv += [FIELD_SPECS[name].option, value]
     if text_field is not None:
         argv += ["--text-field", check_str(text_field, "text_field")]
+    if id_field is not None:
+        argv += ["--id-field", check_str(id_field, "id_field")]
+    if group_field is not None:
+        argv += ["--group-field", check_str(group_field, "group_field")]
     if verify is not None:
         argv += ["--verify", check_choice(verify, "verify", VERIFY_MODES)]
     return argv

@@ -14,12 +14,15 @@ descending J) has at most n − 1 edges, so the clusters at each t are found on 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from nearsim.clustering import clusters
-from nearsim.utils.validation import check_choice, check_n, check_threshold
+from nearsim.utils.validation import check_choice, check_n, check_threshold, shown
 from nearsim.utils.validation_arrays import (
+    check_labels,
     check_pair_frame,
     check_pairs,
     check_similarity,
@@ -154,3 +157,55 @@ def removal_rates(sets, thresholds=None, *, method: str = "auto") -> pd.DataFram
     tokens = as_token_sets(sets)  # once: a generator of documents is read once
     pairs = exact_pairs(tokens, float(grid[0]), method=method)
     return removal_curve(tokens.n, pairs, grid, join_threshold=float(grid[0]))
+
+
+GROUP_LOSS = 0.5
+"""A group losing more than this share of its documents is named."""
+
+
+def removal_by_group(labels, groups) -> pd.DataFrame:
+    """Documents and removals per group (source, site, crawl) for a run's clusters.
+
+    A run keeps each cluster's first document (its smallest row) and every document alone,
+    and removes the rest. When one group loses most of its documents, something systematic
+    is at work (a templated family, a fetcher that stored the same page again).
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        Cluster labels (:func:`nearsim.clusters`).
+    groups : sequence of str, length n
+        Each document's group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, the largest share removed first (then the group): group (str),
+        documents (int64), removed (int64), share (float64, removed / documents),
+        most_lost (bool, share > :data:`GROUP_LOSS`).
+    """
+    lab = check_labels(labels)
+    if not isinstance(groups, Sequence) or isinstance(groups, str) or len(groups) != lab.size:
+        raise ValueError(
+            f"groups={shown(groups)} is not accepted; accepted: a sequence of one str per "
+            f"document ({lab.size:,})"
+        )
+    removed = np.ones(lab.size, dtype=bool)
+    if lab.size:
+        removed[np.unique(lab, return_index=True)[1]] = False  # each cluster's first row
+    names, inverse = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
+    docs = np.bincount(inverse, minlength=names.size).astype(np.int64)
+    gone = np.bincount(inverse, weights=removed, minlength=names.size).astype(np.int64)
+    share = gone / np.maximum(docs, 1)
+    out = pd.DataFrame(
+        {
+            "group": names,
+            "documents": docs,
+            "removed": gone,
+            "share": share,
+            "most_lost": share > GROUP_LOSS,
+        }
+    )
+    return out.sort_values(["share", "group"], ascending=[False, True], kind="stable").reset_index(
+        drop=True
+    )

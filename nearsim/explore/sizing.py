@@ -283,3 +283,73 @@ def measure_throughput(
         band_keys_per_second=n_docs * b / t_band,
         verifications_per_second=pairs.shape[0] / t_verify,
     )
+
+
+# The local engine's peak memory, fitted to `nearsim dedup` runs at 10⁶ and 10⁷ documents
+# (README, "Memory"): the interpreter and libraries, the signature (4·k bytes) and about
+# 73 bytes more a document (copy keys, ids, labels), and 10 bytes a candidate.
+RUN_BASE_BYTES = 240 * 10**6
+RUN_EXTRA_BYTES = 73
+CANDIDATE_BYTES = 10
+# The Dask engine's client keeps every document's id and label (393 bytes a document
+# measured between 50,000 and 200,000 documents), its workers hold the rest.
+DASK_CLIENT_BYTES = 393
+
+
+class RunPlan(NamedTuple):
+    """What ``nearsim dedup`` would do on N documents (:func:`run_plan`).
+
+    Attributes
+    ----------
+    local_bytes : float
+        The local engine's expected peak memory.
+    machine_bytes : int
+        This machine's memory.
+    guard_stops : bool
+        The expected candidates pass ``--max-candidates``: the run stops before banding.
+    engine : str
+        ``"local"`` when the local engine fits in about half the machine's memory,
+        ``"dask"`` otherwise.
+    dask_client_bytes : float
+        What the machine running a Dask run's client needs.
+    """
+
+    local_bytes: float
+    machine_bytes: int
+    guard_stops: bool
+    engine: str
+    dask_client_bytes: float
+
+
+def run_plan(
+    documents: int, num_perm: int, candidates: float, machine_bytes: int, max_candidates: int
+) -> RunPlan:
+    """What ``nearsim dedup`` would do on ``documents`` documents with these settings.
+
+    Parameters
+    ----------
+    documents : int
+        N (≥ 1).
+    num_perm : int
+        Signature length k.
+    candidates : float
+        Expected candidate pairs at N (:func:`sizing`).
+    machine_bytes : int
+        This machine's memory (≥ 1).
+    max_candidates : int
+        The run's ``--max-candidates`` guard (≥ 1).
+
+    Returns
+    -------
+    RunPlan
+    """
+    n = check_int(documents, "documents", low=1)
+    k = check_num_perm(num_perm)
+    mem = check_int(machine_bytes, "machine_bytes", low=1)
+    guard = check_int(max_candidates, "max_candidates", low=1)
+    cand = check_float(candidates, "candidates", low=0.0)
+    local = RUN_BASE_BYTES + n * (4 * k + RUN_EXTRA_BYTES) + CANDIDATE_BYTES * min(cand, guard)
+    return RunPlan(
+        float(local), mem, cand > guard, "local" if local <= mem / 2 else "dask",
+        float(RUN_BASE_BYTES + DASK_CLIENT_BYTES * n),
+    )  # fmt: skip

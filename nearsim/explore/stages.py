@@ -17,6 +17,7 @@ import pandas as pd
 
 from nearsim.clustering import ClusterCheck, check_against_kept, clusters
 from nearsim.explore.explain import shingle_length_profile
+from nearsim.explore.giants import ClusterWarnings, cluster_warnings
 from nearsim.explore.simhash_stages import (
     SIMHASH_SEED,
     broken_health_stage,
@@ -92,6 +93,18 @@ def check_stage(settings: Settings, accepted: np.ndarray, valid: np.ndarray, tok
     return ClusterCheck(table, check.labels)
 
 
+def giants_stage(
+    settings: Settings, accepted: np.ndarray, valid: np.ndarray, tokens: TokenSets
+) -> ClusterWarnings:
+    """Chained and giant clusters of the accepted pairs, by exact Jaccard with each
+    cluster's first document (:func:`nearsim.explore.giants.cluster_warnings`)."""
+
+    def similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return pair_jaccard(tokens, np.stack([a, b], axis=1))
+
+    return cluster_warnings(valid.shape[0], accepted, similarity, settings.threshold)
+
+
 def k_profile_stage(settings: Settings, texts: Sequence[str]) -> pd.DataFrame:
     """How the shingle length changes what is rare, on a sample of the documents."""
     return shingle_length_profile(
@@ -120,6 +133,8 @@ register(
               "Counting what each filter of the exact join removes", True),
         Stage("check", check_stage, ("accepted", "valid", "tokens"), ("threshold",),
               "Checking every member against its cluster's kept document", True),
+        Stage("giants", giants_stage, ("accepted", "valid", "tokens"), ("threshold",),
+              "Looking for chained and giant clusters"),
         Stage("sketches", sketches_stage, ("texts", "shingles", "sample", "exact", "valid"),
               ("num_perm", "hash_seed", "bands", "rows"),
               "Signing with both sketches and scoring them", True),

@@ -7,7 +7,7 @@
 >>> found = idx.add(["The council approved the new budget on Monday evening!",
 ...                  "A storm closed the harbour for two days."], ["b", "c"])
 >>> found[["row", "id", "match_id", "estimate", "stored"]].values.tolist()
-[[0, 'b', 'a', 1.0, True], [1, 'c', '', nan, True]]
+[[0, 'b', 'a', 0.9609375, True], [1, 'c', '', nan, True]]
 >>> len(idx), len(Index.open(folder))
 (3, 3)
 

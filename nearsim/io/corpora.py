@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nearsim.io.documents.decoding import short
-from nearsim.io.formats import CORPUS_EXTENSIONS, READERS, Sink, file_format, peek
+from nearsim.io.fields import check_fields, peek
+from nearsim.io.formats import CORPUS_EXTENSIONS, READERS, Sink, file_format
 from nearsim.utils.validation import (
     ArgumentTypeError,
     check_choice,
@@ -182,10 +183,13 @@ class CorpusReport:
 # --------------------------------------------------------------------------------------
 
 
-def _frame(ids: list[str], texts: list[str]) -> pd.DataFrame:
+def _frame(ids: list[str], texts: list[str], extra: dict[str, list[str]] | None = None):
     import pandas as pd
 
-    return pd.DataFrame({"id": pd.Series(ids, dtype=str), "text": pd.Series(texts, dtype=str)})
+    columns = {"id": pd.Series(ids, dtype=str), "text": pd.Series(texts, dtype=str)}
+    for name, values in (extra or {}).items():
+        columns[name] = pd.Series(values, dtype=str)
+    return pd.DataFrame(columns)
 
 
 class CorpusReader(Iterator["pd.DataFrame"]):
@@ -204,14 +208,32 @@ class CorpusReader(Iterator["pd.DataFrame"]):
         id_field: str | None,
         batch_size: int,
         on_error: str,
+        fields: tuple[str, ...] = (),
     ) -> None:
         files = _expand(files, "files")
         text_field, id_field = _check_fields(text_field, id_field)
         batch_size = check_int(batch_size, "batch_size", low=1, high=MAX_BATCH)
         on_error = check_choice(on_error, "on_error", ("fail", "skip"))
+        fields = check_fields(fields)
+        for name in fields:
+            if name in ("id", "text"):
+                raise ValueError(
+                    f"fields holds {name!r}, the name of a column the reader makes; accepted: "
+                    "other field names (the id field is id_field)"
+                )
+        documents = [p for p in files if file_format(p) == "document"]
+        if fields and documents:
+            raise ValueError(
+                f"file {short(str(documents[0]), 80)} is a text or HTML file, which has no "
+                f"field {fields[0]!r}; accepted: JSON lines, Parquet or CSV files for fields"
+            )
         self.files = files
+        self.fields = fields
         self.report = CorpusReport()
-        self._batches = self._run(text_field, id_field, batch_size, Sink(on_error, self.report))
+        self._records = self._run(
+            text_field, id_field, batch_size, Sink(on_error, self.report), fields
+        )
+        self._batches = (batch[:2] for batch in self._records)
 
     @property
     def skipped(self) -> int:
@@ -222,7 +244,8 @@ class CorpusReader(Iterator["pd.DataFrame"]):
         return self
 
     def __next__(self) -> pd.DataFrame:
-        return _frame(*next(self._batches))
+        ids, texts, extra = next(self._records)
+        return _frame(ids, texts, extra)
 
     def lists(self) -> Iterator[tuple[list[str], list[str]]]:
         """The remaining batches as ``(ids, texts)`` lists of str, without DataFrames.
@@ -231,32 +254,52 @@ class CorpusReader(Iterator["pd.DataFrame"]):
         """
         return self._batches
 
+    def records(self) -> Iterator[tuple[list[str], list[str], dict[str, list[str]]]]:
+        """The remaining batches as ``(ids, texts, extra)``: lists of str, and the values of
+        each of ``fields`` (a dict of field name to list of str, in the field order;
+        empty without fields), without DataFrames. Use either this or :meth:`lists` or
+        the iteration, not two of them."""
+        return self._records
+
     def _run(
-        self, text_field: str, id_field: str | None, batch_size: int, sink: Sink
-    ) -> Iterator[tuple[list[str], list[str]]]:
+        self,
+        text_field: str,
+        id_field: str | None,
+        batch_size: int,
+        sink: Sink,
+        fields: tuple[str, ...],
+    ) -> Iterator[tuple[list[str], list[str], dict[str, list[str]]]]:
         ids: list[str] = []
         texts: list[str] = []
+        extra: dict[str, list[str]] = {name: [] for name in fields}
+        columns = list(extra.values())
         offset = 0
+        options = {"fields": fields} if fields else {}
         for path in self.files:
             self.report.files += 1
             end = 0
-            for chunk in READERS[file_format(path)](path, text_field, id_field, sink):
+            for chunk in READERS[file_format(path)](path, text_field, id_field, sink, **options):
                 if chunk.ids is None:
                     chunk.ids = (
                         (np.asarray(chunk.positions, dtype=np.int64) + offset).astype(str).tolist()
                     )
                 ids.extend(chunk.ids)
                 texts.extend(chunk.texts)
+                for column, values in zip(columns, chunk.extra or [[]] * len(columns), strict=True):
+                    column.extend(values)
                 end = chunk.end
                 while len(texts) >= batch_size:
                     batch = ids[:batch_size], texts[:batch_size]
+                    parts = {name: values[:batch_size] for name, values in extra.items()}
                     del ids[:batch_size], texts[:batch_size]
+                    for values in columns:
+                        del values[:batch_size]
                     self.report.records += batch_size
-                    yield batch
+                    yield *batch, parts
             offset += end
         if texts:
             self.report.records += len(texts)
-            yield ids, texts
+            yield ids, texts, extra
 
 
 def _check_fields(text_field: object, id_field: object) -> tuple[str, str | None]:
@@ -280,6 +323,7 @@ def iter_corpus(
     id_field: str | None = None,
     batch_size: int = 10_000,
     on_error: str = "fail",
+    fields=None,
 ) -> CorpusReader:
     """Read a corpus batch by batch, in bounded memory.
 
@@ -299,12 +343,18 @@ def iter_corpus(
     on_error : {"fail", "skip"}
         ``"fail"``: the first bad record raises ``ValueError`` naming the file and the line
         or row. ``"skip"``: bad records are left out and counted in ``report``.
+    fields : sequence of str, optional
+        Further fields (JSON keys, Parquet or CSV columns) to read beside the text, each
+        value as :func:`nearsim.io.fields.field_text` writes it: a string as it is, a
+        number or boolean as JSON, a missing field or null as ``""``. Not for text and
+        HTML files, which have no fields; not ``"id"`` or ``"text"``.
 
     Returns
     -------
     CorpusReader
-        An iterator of pandas DataFrames with columns ``id`` and ``text`` (str each), in
-        input order, a default RangeIndex each; ``.report`` says what was read and skipped.
+        An iterator of pandas DataFrames with columns ``id`` and ``text`` (str each), then
+        one str column per field of ``fields``, in input order, a default RangeIndex each;
+        ``.report`` says what was read and skipped.
 
     Raises
     ------
@@ -324,7 +374,7 @@ def iter_corpus(
     >>> reader.report.skipped
     1
     """
-    return CorpusReader(_expand(paths), text_field, id_field, batch_size, on_error)
+    return CorpusReader(_expand(paths), text_field, id_field, batch_size, on_error, fields)
 
 
 def _with_report(df: pd.DataFrame, report: CorpusReport) -> pd.DataFrame:
@@ -341,20 +391,22 @@ def read_corpus(
     id_field: str | None = None,
     batch_size: int = 10_000,
     on_error: str = "fail",
+    fields=None,
 ) -> pd.DataFrame:
     """Read a whole corpus into one DataFrame (the batches of :func:`iter_corpus`, joined).
 
     Parameters
     ----------
-    paths, text_field, id_field, batch_size, on_error
+    paths, text_field, id_field, batch_size, on_error, fields
         As for :func:`iter_corpus`.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``id`` and ``text`` (str), one row per good record in input order, a default
-        RangeIndex. ``attrs["skipped"]`` (int), ``attrs["skipped_by_file"]`` (dict of path to
-        count) and ``attrs["problems"]`` (the first ten messages) report the bad records.
+        Columns ``id`` and ``text`` (str), and one per field of ``fields``, one row per good
+        record in input order, a default RangeIndex. ``attrs["skipped"]`` (int),
+        ``attrs["skipped_by_file"]`` (dict of path to count) and ``attrs["problems"]`` (the
+        first ten messages) report the bad records.
 
     Raises
     ------
@@ -362,14 +414,22 @@ def read_corpus(
         As :func:`iter_corpus`.
     """
     reader = iter_corpus(
-        paths, text_field=text_field, id_field=id_field, batch_size=batch_size, on_error=on_error
+        paths,
+        text_field=text_field,
+        id_field=id_field,
+        batch_size=batch_size,
+        on_error=on_error,
+        fields=fields,
     )
     ids: list[str] = []
     texts: list[str] = []
-    for batch_ids, batch_texts in reader.lists():
+    extra: dict[str, list[str]] = {name: [] for name in reader.fields}
+    for batch_ids, batch_texts, batch_extra in reader.records():
         ids += batch_ids
         texts += batch_texts
-    return _with_report(_frame(ids, texts), reader.report)
+        for name, values in batch_extra.items():
+            extra[name] += values
+    return _with_report(_frame(ids, texts, extra), reader.report)
 
 
 # --------------------------------------------------------------------------------------

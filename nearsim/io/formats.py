@@ -23,6 +23,7 @@ import zstandard
 from nearsim.io.documents.csv_reader import column_index, open_csv
 from nearsim.io.documents.decoding import short
 from nearsim.io.documents.files import DOCUMENT_EXTENSIONS, read_document_file
+from nearsim.io.fields import arrow_field_texts, field_text
 from nearsim.io.jsonl_fast import blocks, line_count, parse_block
 from nearsim.utils.validation import lone_surrogate
 
@@ -64,13 +65,16 @@ class _Report(Protocol):
 class Chunk:
     """Good records of one file: positions (0-based, within the file), texts, ids (or None).
 
-    ``end`` is the number of the file's records (good and bad) read up to this chunk.
+    ``end`` is the number of the file's records (good and bad) read up to this chunk;
+    ``extra`` the values of the requested further fields (one list per field, each value
+    as :func:`nearsim.io.fields.field_text` writes it), or None when none was asked for.
     """
 
     positions: list[int]
     texts: list[str]
     ids: list[str] | None
     end: int
+    extra: list[list[str]] | None = None
 
 
 class Sink:
@@ -196,11 +200,22 @@ def _parse(line: str) -> tuple[Any, str | None]:
 
 
 def _json_record(
+    raw: bytes, text_field: str, id_field: str | None, fields: tuple[str, ...] = ()
+) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    """(text, id, None, values of ``fields``) for a good line, or ("", None, what is wrong
+    with it, ())."""
+    text, ident, problem, obj = _json_values(raw, text_field, id_field)
+    if problem is not None:
+        return text, ident, problem, ()
+    return text, ident, None, tuple(field_text(obj.get(name)) for name in fields)
+
+
+def _json_values(
     raw: bytes, text_field: str, id_field: str | None
-) -> tuple[str, str | None, str | None]:
-    """(text, id, None) for a good line, or ("", None, what is wrong with it)."""
+) -> tuple[str, str | None, str | None, dict | None]:
+    """(text, id, None, the object) for a good line, or ("", None, what is wrong, None)."""
     if b"\x00" in raw:
-        return "", None, "it holds NUL bytes, which JSON text never does"
+        return "", None, "it holds NUL bytes, which JSON text never does", None
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -211,11 +226,12 @@ def _json_record(
                 f"it is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
                 f"{exc.start + 1}); accepted: JSON lines in UTF-8"
             ),
+            None,
         )
     line = line.strip(" \t\r\n")  # JSON's white space
     obj, problem = _parse(line)
     if problem:
-        return "", None, problem
+        return "", None, problem, None
     if not isinstance(obj, dict):
         return (
             "",
@@ -224,20 +240,22 @@ def _json_record(
                 f"it is {_json_kind(obj)} ({short(line.strip(), 40)}), not an object; "
                 f'accepted: one JSON object per line, like {{"{text_field}": "…"}}'
             ),
+            None,
         )
     text, problem = _field(obj, text_field, "the text field")
     if problem:
-        return "", None, problem
+        return "", None, problem, None
     if not isinstance(text, str):
-        return "", None, f"field {text_field!r} is {_json_kind(text)}, not a string"
+        return "", None, f"field {text_field!r} is {_json_kind(text)}, not a string", None
     escapes = _SURROGATE_ESCAPE.search(raw) is not None  # else no surrogate can be in it
     if escapes and lone_surrogate(text) is not None:
-        return "", None, f"field {text_field!r} holds an escaped lone surrogate, not Unicode text"
+        problem = f"field {text_field!r} holds an escaped lone surrogate, not Unicode text"
+        return "", None, problem, None
     if id_field is None:
-        return text, None, None
+        return text, None, None, obj
     ident, problem = _field(obj, id_field, "the id field")
     if problem:
-        return "", None, problem
+        return "", None, problem, None
     if isinstance(ident, bool) or not isinstance(ident, str | int):
         return (
             "",
@@ -246,10 +264,12 @@ def _json_record(
                 f"field {id_field!r} (the id) is {_json_kind(ident)}; accepted: a "
                 "string or an integer"
             ),
+            None,
         )
     if escapes and isinstance(ident, str) and lone_surrogate(ident) is not None:
-        return "", None, f"field {id_field!r} holds an escaped lone surrogate, not Unicode text"
-    return text, str(ident), None
+        problem = f"field {id_field!r} holds an escaped lone surrogate, not Unicode text"
+        return "", None, problem, None
+    return text, str(ident), None, obj
 
 
 def _read_jsonl(
@@ -258,10 +278,12 @@ def _read_jsonl(
     id_field: str | None,
     sink: Sink,
     span: tuple[int, int, int] | None = None,
+    fields: tuple[str, ...] = (),
 ) -> Iterator[Chunk]:
     """``span=(start, stop, first_line)``: only the lines in bytes ``start .. stop - 1`` of a
     plain (uncompressed) file, the first of them line ``first_line`` of the file; positions
-    then count from the span's first record (the Dask engine's partitions).
+    then count from the span's first record (the Dask engine's partitions). ``fields``:
+    further fields whose values each chunk carries in ``extra``.
 
     The file is read in blocks of whole lines; pyarrow parses a block where it holds
     nothing unusual (:mod:`nearsim._jsonl_fast`), else its lines are read one by one.
@@ -275,15 +297,17 @@ def _read_jsonl(
             for block in blocks(stream, start, stop):
                 if line_number == 0 and block.startswith(b"\xef\xbb\xbf"):
                     block = block[3:]
-                parsed = parse_block(block, text_field, id_field)
+                parsed = parse_block(block, text_field, id_field, fields)
                 if parsed is not None:
                     count = line_count(block)
-                    yield Chunk(list(range(position, position + count)), *parsed, position + count)
+                    texts, ids, *extra = parsed
+                    yield Chunk(list(range(position, position + count)), texts, ids,
+                                position + count, extra if fields else None)  # fmt: skip
                     position += count
                     line_number += count
                     continue
                 for chunk in _json_lines(block, line_number, position, label, path, text_field,
-                                         id_field, sink):  # fmt: skip
+                                         id_field, sink, fields):  # fmt: skip
                     position = chunk.end
                     yield chunk
                 line_number += line_count(block)
@@ -291,7 +315,12 @@ def _read_jsonl(
         if span is None:  # a block is lost whole: count the lines readable before the damage
             line_number = _readable_lines(path)
         raise ValueError(_unreadable(label, line_number, exc)) from None
-    yield Chunk([], [], [] if id_field is not None else None, position)
+    yield Chunk([], [], [] if id_field is not None else None, position, _no_values(fields))
+
+
+def _no_values(fields: tuple[str, ...]) -> list[list[str]] | None:
+    """An empty ``extra`` for the fields (None when none was asked for)."""
+    return [[] for _ in fields] if fields else None
 
 
 _DAMAGED = (OSError, EOFError, zlib.error, zstandard.ZstdError)
@@ -319,31 +348,37 @@ def _json_lines(
     text_field: str,
     id_field: str | None,
     sink: Sink,
+    fields: tuple[str, ...] = (),
 ) -> Iterator[Chunk]:
     """A block's records read a line at a time (``before`` lines of the file precede it)."""
-    positions: list[int] = []
-    texts: list[str] = []
-    ids: list[str] | None = [] if id_field is not None else None
+
+    def empty() -> Chunk:
+        return Chunk([], [], [] if id_field is not None else None, position, _no_values(fields))
+
+    chunk = empty()
     lines = block.split(b"\n")
     if block.endswith(b"\n"):
         lines.pop()
     for line_number, raw in enumerate(lines, start=before + 1):
         if not raw.strip():
             continue  # a blank line is not a record
-        text, ident, problem = _json_record(raw, text_field, id_field)
+        text, ident, problem, values = _json_record(raw, text_field, id_field, fields)
         if problem is not None:
             sink.bad(path, f"{label}, line {line_number}: {problem}")
         else:
-            positions.append(position)
-            texts.append(text)
-            if ids is not None:
-                ids.append(ident)
+            chunk.positions.append(position)
+            chunk.texts.append(text)
+            if chunk.ids is not None:
+                chunk.ids.append(ident)
+            for column, value in zip(chunk.extra or (), values, strict=True):
+                column.append(value)
         position += 1
-        if len(positions) >= _CHUNK:
-            yield Chunk(positions, texts, ids, position)
-            positions, texts = [], []
-            ids = [] if id_field is not None else None
-    yield Chunk(positions, texts, ids, position)
+        if len(chunk.positions) >= _CHUNK:
+            chunk.end = position
+            yield chunk
+            chunk = empty()
+    chunk.end = position
+    yield chunk
 
 
 def _unreadable(label: str, line_number: int, exc: BaseException) -> str:
@@ -398,9 +433,12 @@ def _read_parquet(
     id_field: str | None,
     sink: Sink,
     row_groups: tuple[int, ...] | None = None,
+    fields: tuple[str, ...] = (),
 ) -> Iterator[Chunk]:
     """``row_groups``: only these consecutive row groups (the Dask engine's partitions);
-    positions then count from their first row, while messages keep the file's row index."""
+    positions then count from their first row, while messages keep the file's row index.
+    ``fields``: further columns whose values each chunk carries in ``extra`` (a column the
+    file does not have: every value empty, as a missing JSON field)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -410,9 +448,11 @@ def _read_parquet(
     problem = parquet_problem(parquet, path, text_field, id_field)
     if problem:
         sink.bad(path, problem + f" (all {rows:,} rows)", count=rows)
-        yield Chunk([], [], None, rows)
+        yield Chunk([], [], None, rows, _no_values(fields))
         return
     columns = [text_field] if id_field in (None, text_field) else [text_field, id_field]
+    names = parquet.schema_arrow.names
+    columns += [f for f in fields if f in names and f not in columns]
     start = first = 0
     if row_groups is not None:
         first = sum(parquet.metadata.row_group(g).num_rows for g in range(row_groups[0]))
@@ -439,9 +479,17 @@ def _read_parquet(
         positions = (start - first + np.flatnonzero(keep)).tolist()
         texts = text.filter(valid).to_pylist()
         ids = ident.filter(valid).to_pylist() if ident is not None else None
+        extra = None
+        if fields:
+            extra = [
+                arrow_field_texts(batch.column(f).filter(valid))
+                if f in names
+                else [""] * len(texts)
+                for f in fields
+            ]
         start += batch.num_rows
-        yield Chunk(positions, texts, ids, start - first)
-    yield Chunk([], [], None, start - first)
+        yield Chunk(positions, texts, ids, start - first, extra)
+    yield Chunk([], [], None, start - first, _no_values(fields))
 
 
 def _is_text_type(kind: Any) -> bool:
@@ -456,12 +504,15 @@ def _is_text_type(kind: Any) -> bool:
 # --------------------------------------------------------------------------------------
 
 
-def _read_csv(path: Path, text_field: str, id_field: str | None, sink: Sink) -> Iterator[Chunk]:
+def _read_csv(
+    path: Path, text_field: str, id_field: str | None, sink: Sink, fields: tuple[str, ...] = ()
+) -> Iterator[Chunk]:
+    """``fields``: further columns (a column the file does not have: every value empty)."""
     label = _label(path)
     with open(path, "rb") as stream:
         head = stream.read(4096)
         if len(head) < 4096 and not head.strip(b" \t\r\n\xef\xbb\xbf"):  # no records
-            yield Chunk([], [], None, 0)
+            yield Chunk([], [], None, 0, _no_values(fields))
             return
         stream.seek(0)
         delimiter = "\t" if path.suffix.lower() == ".tsv" else None
@@ -473,30 +524,47 @@ def _read_csv(path: Path, text_field: str, id_field: str | None, sink: Sink) -> 
             message = str(exc) if table.has_header else f"{exc}. {table.why}"
             count = sum(1 for _ in table.records)
             sink.bad(path, message + f" (all {count:,} rows)", count=count)
-            yield Chunk([], [], None, count)
+            yield Chunk([], [], None, count, _no_values(fields))
             return
+        at_extra = [_csv_column(table.columns, f) for f in fields]
+
+        def empty(position: int) -> Chunk:
+            return Chunk([], [], [] if at_id is not None else None, position, _no_values(fields))
+
         position = 0
-        chunk = Chunk([], [], [] if at_id is not None else None, 0)
-        for _number, fields, problem in table.records:
+        chunk = empty(0)
+        for _number, cells, problem in table.records:
             if problem is not None:
                 sink.bad(path, problem)
             else:
                 chunk.positions.append(position)
-                chunk.texts.append(fields[at])
+                chunk.texts.append(cells[at])
                 if chunk.ids is not None:
-                    chunk.ids.append(fields[at_id])
+                    chunk.ids.append(cells[at_id])
+                for column, where in zip(chunk.extra or (), at_extra, strict=True):
+                    column.append("" if where is None else cells[where])
             position += 1
             if len(chunk.positions) >= _CHUNK:
                 chunk.end = position
                 yield chunk
-                chunk = Chunk([], [], [] if at_id is not None else None, position)
+                chunk = empty(position)
         chunk.end = position
         yield chunk
 
 
+def _csv_column(names: list[str], name: str) -> int | None:
+    """Where a further field's column is (None: the file does not have it)."""
+    try:
+        return column_index(names, name)
+    except ValueError:
+        return None
+
+
 def _read_document(
-    path: Path, text_field: str, id_field: str | None, sink: Sink
+    path: Path, text_field: str, id_field: str | None, sink: Sink, fields: tuple[str, ...] = ()
 ) -> Iterator[Chunk]:
+    """A text or HTML file: one document, its path as id; it has no further fields (the
+    corpus reader refuses ``fields`` for these files before reading)."""
     try:
         text = read_document_file(path.name, path.read_bytes(), max_bytes=None)
     except ValueError as exc:
@@ -504,66 +572,6 @@ def _read_document(
         yield Chunk([], [], None, 1)
         return
     yield Chunk([0], [text], [str(path)], 1)
-
-
-# --------------------------------------------------------------------------------------
-# What a file offers: its fields, and a few of their values
-# --------------------------------------------------------------------------------------
-
-
-def peek(path: Path, records: int) -> tuple[list[str], dict[str, list[str]]]:
-    """The fields of one file and the string values of its first ``records`` records.
-
-    Returns
-    -------
-    (list of str, dict of str to list of str)
-        Field names in order of first appearance; per field, its values that are strings.
-    """
-    fmt = file_format(path)
-    label = _label(path)
-    values: dict[str, list[str]] = {}
-    if fmt == "parquet":
-        parquet = open_parquet(path)
-        names = list(parquet.schema_arrow.names)
-        if parquet.metadata.num_row_groups:
-            table = parquet.read_row_group(0).slice(0, records)
-            for name in names:
-                if _is_text_type(table.schema.field(name).type):
-                    values[name] = [v for v in table.column(name).to_pylist() if v is not None]
-        return names, values
-    if fmt == "csv":
-        with open(path, "rb") as stream:
-            delimiter = "\t" if path.suffix.lower() == ".tsv" else None
-            table = open_csv(stream, delimiter=delimiter, label=label)
-            names = list(table.columns)
-            for _, fields, problem in table.records:
-                if problem is None:
-                    for name, value in zip(names, fields, strict=False):
-                        values.setdefault(name, []).append(value)
-                if len(values.get(names[0], ())) >= records:
-                    break
-        return names, values
-    if fmt == "jsonl":
-        names = []
-        seen = 0
-        try:
-            with _open_binary(path) as stream:
-                for raw in stream:
-                    obj, problem = _parse(raw.decode("utf-8", "replace").strip(" \t\r\n\ufeff"))
-                    if problem or not isinstance(obj, dict):
-                        continue
-                    for key, value in obj.items():
-                        if key not in values and key not in names:
-                            names.append(key)
-                        if isinstance(value, str):
-                            values.setdefault(key, []).append(value)
-                    seen += 1
-                    if seen >= records:
-                        break
-        except _DAMAGED as exc:
-            raise ValueError(_unreadable(label, seen, exc)) from None
-        return names, values
-    return ["text"], {}
 
 
 READERS = {

@@ -15,6 +15,10 @@ give up, it returns exactly what the line-by-line reader returns:
 - the text field is present and a string on every line, the id field present and a
   string on every line, or an integer on every line (pyarrow's int64, written as Python
   writes it); a missing field or null is a null pyarrow reports, another type an error;
+- a further field (``fields``) is a string on every line where it is present, or an
+  integer on every line where it is present; missing or null gives "" (as
+  :func:`nearsim.io.fields.field_text` writes it); any other type sends the block to the
+  line reader;
 - duplicate keys, control characters in strings, escaped lone surrogates: pyarrow raises.
 
 One difference is accepted: an object nested deeper than Python's recursion limit in a
@@ -81,14 +85,18 @@ def line_count(block: bytes) -> int:
 
 
 def parse_block(
-    block: bytes, text_field: str, id_field: str | None
-) -> tuple[list[str], list[str] | None] | None:
+    block: bytes, text_field: str, id_field: str | None, fields: tuple[str, ...] = ()
+) -> tuple | None:
     """The texts (and ids, as str) of a block of JSON lines, one per line; or None.
 
-    None means the block holds something the line-by-line reader must see: a blank or bad
-    line, a missing field, a value of another type (see the module text).
+    Returns ``(texts, ids)`` (ids None without ``id_field``) followed by one list of str
+    per further field of ``fields``. None means the block holds something the line-by-line
+    reader must see: a blank or bad line, a missing field, a value of another type (see
+    the module text).
     """
     if id_field == text_field or b"\x00" in block or _BOM in block:
+        return None
+    if any(f in (text_field, id_field) for f in fields):
         return None
     body = block[:-1] if block.endswith(b"\n") else block
     if _BLANK_LINE.search(b"\n" + body + b"\n") is not None:
@@ -100,14 +108,18 @@ def parse_block(
     id_type = _id_type(block, id_field)
     if id_type is False:
         return None
-    table = _read(block, text_field, id_field, id_type)
+    extra_types = _field_types(block, fields)
+    if extra_types is None:
+        return None
+    table = _read(block, text_field, id_field, id_type, dict(zip(fields, extra_types, strict=True)))
     if table is None or table.num_rows != line_count(block):
         return None
     texts = table.column(text_field)
     if texts.null_count:
         return None
+    extra = [_texts(table.column(f)) for f in fields]
     if id_field is None:
-        return texts.to_pylist(), None
+        return texts.to_pylist(), None, *extra
     ids = table.column(id_field)
     if ids.null_count:
         return None
@@ -115,7 +127,37 @@ def parse_block(
         import pyarrow.compute as pc
 
         ids = pc.cast(ids, "string")
-    return texts.to_pylist(), ids.to_pylist()
+    return texts.to_pylist(), ids.to_pylist(), *extra
+
+
+def _texts(column) -> list[str]:
+    """A further field's values as str, null as ""."""
+    import pyarrow.compute as pc
+
+    return pc.fill_null(pc.cast(column, "string"), "").to_pylist()
+
+
+def _field_types(block: bytes, fields: tuple[str, ...]) -> list[str] | None:
+    """pyarrow's type for each further field, from the block's first line: "int64" for an
+    integer, else "string" (a missing field or null too); None when a first value is of
+    another type (the line reader then reads the block)."""
+    if not fields:
+        return []
+    import json
+
+    try:
+        first = json.loads(block[: block.find(b"\n")] if b"\n" in block else block)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(first, dict):
+        return None
+    out = []
+    for name in fields:
+        value = first.get(name)
+        if isinstance(value, bool) or not isinstance(value, str | int | None):
+            return None
+        out.append("int64" if isinstance(value, int) else "string")
+    return out
 
 
 def _id_type(block: bytes, id_field: str | None) -> str | bool | None:
@@ -138,14 +180,22 @@ def _id_type(block: bytes, id_field: str | None) -> str | bool | None:
     return False
 
 
-def _read(block: bytes, text_field: str, id_field: str | None, id_type: str | None):
-    """pyarrow's table of the two fields, or None where pyarrow refuses the block."""
+def _read(
+    block: bytes,
+    text_field: str,
+    id_field: str | None,
+    id_type: str | None,
+    extra: dict[str, str] | None = None,
+):
+    """pyarrow's table of the fields, or None where pyarrow refuses the block."""
     import pyarrow as pa
     import pyarrow.json as pj
 
     fields = [(text_field, pa.string())]
     if id_field is not None:
         fields.append((id_field, pa.int64() if id_type == "int64" else pa.string()))
+    for name, kind in (extra or {}).items():
+        fields.append((name, pa.int64() if kind == "int64" else pa.string()))
     parse = pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore")
     try:  # the block is pyarrow's one block: no line of it can straddle two
         return pj.read_json(

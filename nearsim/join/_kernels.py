@@ -46,6 +46,15 @@ from nearsim.utils.threads import pool_map, threads
 # exact bit; above, all are hashed into _HASHED_BITS bits for an upper bound on the overlap.
 _EXACT_VOCAB = 4096
 _HASHED_BITS = 1024
+# Long documents (a mean of at least _LONG_DOCUMENT distinct shingles: web pages, manual
+# pages, source files) fill 1,024 hashed bits and the bound prunes nothing; and templated
+# families share many of the corpus's commonest shingles. For them the _EXACT_VOCAB most
+# frequent ids get exact bits (counted by popcount, not one look-up each) and the rest are
+# hashed into MAX_VERIFY_BITS bits. On 12,000 installed documents (2,610 shingles on average)
+# the join at t = 0.5 went from 20.7 s to 3.8 s with the same rows; on 20,000 short news
+# items (184) the short layout stays faster (1.1 s against 1.6 s at t = 0.5).
+_LONG_DOCUMENT = 500
+_LONG_EXACT_BITS = 4096
 # Largest exact or hashed part of a bitset a caller may ask for (bits per document).
 MAX_VERIFY_BITS = 4096
 # brute: the most frequent shingles counted by bitset AND (the rest through postings)
@@ -446,14 +455,18 @@ def _pair_overlaps(pi, pj, offsets, tok, split, bits, fwords, hwords, vocab):
 def verification_index(tokens, fbits: int | None = None, hbits: int | None = None):
     """Bitsets for :func:`_overlap_marked`: the ``fbits`` most frequent ids exact, the
     others hashed into ``hbits`` bits. Default: every id exact when there are at most
-    ``_EXACT_VOCAB`` of them, else all hashed.
+    ``_EXACT_VOCAB`` of them; else, for long documents (a mean of ``_LONG_DOCUMENT``
+    distinct shingles or more), the ``_LONG_EXACT_BITS`` most frequent exact and the rest in
+    ``MAX_VERIFY_BITS`` hashed bits; else all hashed into ``_HASHED_BITS``.
 
     Returns ``(bits, split, fwords, hwords)``; see :func:`_verify_bits`.
     """
+    used = tokens.lengths[tokens.lengths > 0]
+    long = used.size > 0 and float(used.mean()) >= _LONG_DOCUMENT
     if fbits is None:
-        fbits = tokens.vocab if tokens.vocab <= _EXACT_VOCAB else 0
+        fbits = tokens.vocab if tokens.vocab <= _EXACT_VOCAB else (_LONG_EXACT_BITS if long else 0)
     if hbits is None:
-        hbits = _HASHED_BITS
+        hbits = MAX_VERIFY_BITS if long else _HASHED_BITS
     fwords = min(fbits, -(-tokens.vocab // 64) * 64) // 64
     base = max(tokens.vocab - 64 * fwords, 0)
     hwords = hbits // 64 if base > 0 else 0

@@ -17,6 +17,10 @@ The stages, in order (:func:`dedup`):
 5. **Clusters** (:func:`nearsim.clustering.check_against_kept`): the connected components of
    the accepted pairs, each document's similarity to its cluster's kept document, and with
    ``cluster_check`` the members below the threshold taken out and clustered again.
+
+``group_field`` counts documents and removals per value of a field; ``keep_apart`` names a
+field two documents must not share (non-empty) to be accepted as a pair
+(:mod:`nearsim.run.fields`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from nearsim.copies import copy_pairs
 from nearsim.hashing import text_shingles
 from nearsim.io.corpora import iter_corpus
 from nearsim.minhash import agreement_counts, estimate_pairs, reaching
+from nearsim.run.fields import FieldCodes, apart_pairs, removed_by_group
 from nearsim.run.options import (
     BUCKET_LIMIT,
     MAX_CANDIDATES,
@@ -58,6 +63,8 @@ def dedup(
     max_candidates: int = MAX_CANDIDATES,
     bucket_limit: int = BUCKET_LIMIT,
     progress: bool = False,
+    group_field: str | None = None,
+    keep_apart: str | None = None,
 ) -> DedupResult:
     """Find the near-duplicate pairs and clusters of a whole corpus.
 
@@ -85,6 +92,14 @@ def dedup(
         (:func:`nearsim.candidate_pairs`).
     progress : bool
         Print each stage and progress on stderr.
+    group_field : str, optional
+        A field whose values group the documents (a source, a site): ``summary.json``
+        gets ``removed_by_group``, documents and removals per value.
+    keep_apart : str, optional
+        A field two documents must not share: a candidate pair whose documents have the
+        same non-empty value is never accepted, whatever its similarity (pages that
+        declare each other translations). A document with a value is never linked as an
+        exact copy; it is banded like any other, so that the rule applies to its pairs.
 
     Returns
     -------
@@ -101,13 +116,16 @@ def dedup(
     clock = Clock(check_bool(progress, "progress"))
     paths = check_paths(paths)
     read = dict(text_field=text_field, id_field=id_field, on_error=on_error, batch_size=batch_size)
+    groups = FieldCodes.of(group_field, "group_field")
+    apart = FieldCodes.of(keep_apart, "keep_apart")
+    fields = tuple(dict.fromkeys(f.field for f in (groups, apart) if f is not None))
 
     ids = IdColumn()
     sig = GrowingRows((settings.num_perm,), np.uint32)
     valid = GrowingRows((), np.bool_)
     keys = GrowingRows((2,), np.uint64)
-    reader = iter_corpus(paths, **read)
-    batches = reader.lists()
+    reader = iter_corpus(paths, **read, fields=fields)
+    batches = reader.records()
     with clock.stage("read"):
         batch = next(batches, None)  # a bad first record stops the run before any progress
     # else the first run after an install sits at "0 docs" while numba compiles
@@ -118,7 +136,10 @@ def dedup(
     load_kernels(settings)
     with clock.bar("documents read and signed", "docs") as bar:
         while batch is not None:
-            batch_ids, batch_texts = batch
+            batch_ids, batch_texts, batch_fields = batch
+            for codes in (groups, apart):
+                if codes is not None:
+                    codes.extend(batch_fields[codes.field])
             with clock.stage("signatures"):
                 valid_part, sig_part, key_part = sign_batch(batch_texts, settings)
                 valid.append(valid_part)
@@ -129,8 +150,11 @@ def dedup(
             with clock.stage("read"):
                 batch = next(batches, None)
     valid, sig = valid.array(), sig.array()
+    apart_codes = apart.array() if apart is not None else None
     with clock.stage("copies", "linking exact copies to their first occurrence"):
-        links = copy_pairs(keys.array(), valid)
+        # a document with a keep-apart value is banded, so that the rule sees its pairs
+        linkable = valid if apart_codes is None else valid & (apart_codes < 0)
+        links = copy_pairs(keys.array(), linkable)
         del keys  # before banding: the run's peak
     codes, counts = find_pairs(sig, valid, links, settings, max_candidates, bucket_limit, clock)
     n, candidates = valid.shape[0], int(codes.shape[0])
@@ -145,6 +169,11 @@ def dedup(
             keep = jaccard >= settings.threshold
         else:
             keep = np.ones(candidates, dtype=bool)
+        kept_apart = 0
+        if apart_codes is not None:
+            together = apart_pairs(apart_codes, codes // n, codes % n)
+            kept_apart = int(np.count_nonzero(keep & together))
+            keep &= ~together
     pairs = code_pairs(codes[keep], n)
     est = counts[keep] / np.float64(settings.num_perm)
     if jaccard is not None:
@@ -156,6 +185,13 @@ def dedup(
         check = check_against_kept(
             len(ids), pairs, similarity, settings.threshold if cluster_check else None
         )
+    extra: dict = {}
+    if groups is not None:
+        extra["group_field"] = groups.field
+        extra["removed_by_group"] = removed_by_group(groups, check.labels)
+    if apart is not None:
+        extra["keep_apart"] = apart.field
+        extra["kept_apart"] = kept_apart
     return DedupResult(
         settings=settings,
         ids=ids,
@@ -173,6 +209,7 @@ def dedup(
         seconds=clock.seconds,
         read_report=reader.report.summary(),
         cpu_seconds=clock.cpu,
+        extra=extra,
     )
 
 

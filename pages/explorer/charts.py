@@ -121,9 +121,11 @@ def _fill(build, shape: tuple, data: dict, labels: dict) -> dict:
     return spec
 
 
+# one hue per legend entry: t, the steepest point and the rule of thumb were three greys
+# beside the black curve, four dots a reader could not tell apart
 _S_COLORS = {
-    "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": CURVE_COLOR,
-    "formula": "#888888", "steep": MARK_COLORS["steepest"], "thumb": MARK_COLORS["rule of thumb"],
+    "fp": FP_COLOR, "fn": FN_COLOR, "curve": CURVE_COLOR, "t": "#6a3d9a",
+    "formula": "#888888", "steep": "#d4a017", "thumb": "#8c564b",
     "all": MEASURED_COLOR, "sampled": "#7fc8bf",
 }  # fmt: skip
 
@@ -201,6 +203,12 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool, own: b
             y=alt.Y("lo:Q", title="chance of becoming a candidate", scale=alt.Scale(domain=[0, 1])),
             y2="hi:Q",
             color=color,
+            # explicit: Streamlit's default tooltip listed every field, raw ("hi 0.635987…")
+            tooltip=[
+                alt.Tooltip("what:N", title="area"),
+                alt.Tooltip("s:Q", format=".3f"),
+                alt.Tooltip("p:Q", title="P(s)", format=".4f"),
+            ],
         )
     )
     line = (
@@ -242,7 +250,16 @@ def _s_curve_build(src: dict, names: dict, has_rates: bool, errors: bool, own: b
             layers.append(
                 alt.Chart(src["points"])
                 .mark_rule(opacity=0.6)
-                .encode(x="mid:Q", y="err_lo:Q", y2="err_hi:Q", color=color)
+                .encode(
+                    x="mid:Q",
+                    y="err_lo:Q",
+                    y2="err_hi:Q",
+                    color=color,
+                    tooltip=[
+                        alt.Tooltip("err_lo:Q", title="2 standard errors from", format=".3f"),
+                        alt.Tooltip("err_hi:Q", title="to", format=".3f"),
+                    ],
+                )
             )
         layers.append(
             alt.Chart(src["points"])

@@ -13,8 +13,8 @@ import pandas as pd
 
 from .charts import CURVE_COLOR, FN_COLOR, FP_COLOR, MEASURED_COLOR, finish
 
-GRID_DECADES = (6, 10)
-"""The N axis runs from 10⁶ to 10¹⁰ documents."""
+GRID_DECADES = (3, 10)
+"""The N axis runs from 10³ to 10¹⁰ documents."""
 POINTS_PER_DECADE = 4
 
 MEMORY_SERIES = {
@@ -35,7 +35,7 @@ MARK = "your N"
 
 
 def size_grid(marked: int | None = None) -> np.ndarray:
-    """Corpus sizes for the charts: powers of ten from 10⁶ to 10¹⁰, four per decade, and
+    """Corpus sizes for the charts: powers of ten from 10³ to 10¹⁰, four per decade, and
     the typed N (int64, sorted, no repeats)."""
     lo, hi = GRID_DECADES
     grid = np.round(np.logspace(lo, hi, (hi - lo) * POINTS_PER_DECADE + 1)).astype(np.int64)

@@ -131,19 +131,21 @@ def shingle_length(profile: pd.DataFrame, kind: str, current: int) -> alt.LayerC
 
 
 def join_funnel(stages: pd.DataFrame) -> alt.Chart:
-    """How many pairs each step of the exact join leaves, from all pairs to the result."""
-    chart = (
-        alt.Chart(stages)
-        .mark_bar(color=FN_COLOR)
-        .encode(
-            y=alt.Y("step:N", sort=None, title=None),
-            x=alt.X(
-                "pairs:Q",
-                title="pairs left (log scale)",
-                scale=alt.Scale(type="symlog"),
-                axis=alt.Axis(format="~s"),
-            ),
-            tooltip=["step:N", alt.Tooltip("pairs:Q", format=",")],
-        )
+    """How many pairs each step of the exact join leaves, from all pairs to the result: a
+    log axis ticked at powers of ten, and each bar's count written beside it (a step that
+    leaves none is a stub at 1, labelled 0)."""
+    pairs = stages["pairs"].to_numpy(np.int64)
+    df = stages.assign(shown=np.maximum(pairs, 1), label=[f"{int(v):,}" for v in pairs])
+    top = int(np.ceil(np.log10(max(int(df["shown"].max()), 10))))
+    powers = [10**e for e in range(top + 1)]
+    x = alt.X(
+        "shown:Q",
+        title="pairs left (log scale)",
+        scale=alt.Scale(type="log", domain=[1, 10 ** (top + 1)]),  # room for the labels
+        axis=alt.Axis(values=powers, format="~s"),
     )
-    return finish(chart, 60 + 42 * len(stages))
+    y = alt.Y("step:N", sort=None, title=None)
+    tip = ["step:N", alt.Tooltip("pairs:Q", title="pairs left", format=",")]
+    bars = alt.Chart(df).mark_bar(color=FN_COLOR).encode(y=y, x=x, tooltip=tip)
+    text = alt.Chart(df).mark_text(align="left", dx=4).encode(y=y, x=x, text="label:N")
+    return finish(alt.layer(bars, text), 60 + 42 * len(stages))

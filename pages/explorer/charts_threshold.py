@@ -210,3 +210,33 @@ def removal_chart(curve: pd.DataFrame, threshold: float) -> alt.LayerChart:
             .encode(x="t:Q", color=color, tooltip=["what:N"])
         )
     return finish(alt.layer(*layers).resolve_scale(y="independent"), 400)
+
+
+def cluster_sizes(sizes: np.ndarray) -> alt.Chart:
+    """How many clusters have each size, on log-log axes: a templated family or a chain
+    stands apart on the right, far from the pairs and triples most clusters are.
+
+    Parameters
+    ----------
+    sizes : ndarray of int64, shape (c,)
+        The size of every cluster of two or more documents.
+    """
+    size, count = np.unique(np.asarray(sizes, dtype=np.int64), return_counts=True)
+    df = pd.DataFrame({"size": size, "clusters": count})
+    chart = (
+        alt.Chart(df)
+        .mark_circle(size=60, color=MEASURED_COLOR, opacity=0.85)
+        .encode(
+            x=alt.X(
+                "size:Q", title="Cluster size (documents, log scale)", scale=alt.Scale(type="log")
+            ),
+            y=alt.Y(
+                "clusters:Q", title="Clusters of that size (log scale)", scale=alt.Scale(type="log")
+            ),
+            tooltip=[
+                alt.Tooltip("size:Q", title="size"),
+                alt.Tooltip("clusters:Q", title="clusters"),
+            ],
+        )
+    )
+    return finish(chart, 240)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import html
 
 import streamlit as st
+
+from .safe_text import html_block, md
 
 _DEL = '<del style="background:#fbe3dd;color:#8a2b12">'
 _INS = '<ins style="background:#d9efe9;color:#14594f;text-decoration:none">'
@@ -18,19 +19,20 @@ def diff_html(reference: str, text: str) -> tuple[str, str]:
     -------
     (str, str)
         ``reference`` with the words ``text`` dropped struck through in red, and
-        ``text`` with the words it added in green. Every piece of user text is escaped.
+        ``text`` with the words it added in green. Every piece of user text is shown as text
+        (``safe_text.html_block``): no HTML, Markdown, LaTeX or autolink in it is read.
     """
     a, b = reference.split(), text.split()
     left, right = [], []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if op == "equal":
-            left.append(html.escape(" ".join(a[i1:i2])))
-            right.append(html.escape(" ".join(b[j1:j2])))
+            left.append(html_block(" ".join(a[i1:i2])))
+            right.append(html_block(" ".join(b[j1:j2])))
             continue
         if i2 > i1:
-            left.append(_DEL + html.escape(" ".join(a[i1:i2])) + "</del>")
+            left.append(_DEL + html_block(" ".join(a[i1:i2])) + "</del>")
         if j2 > j1:
-            right.append(_INS + html.escape(" ".join(b[j1:j2])) + "</ins>")
+            right.append(_INS + html_block(" ".join(b[j1:j2])) + "</ins>")
     return " ".join(left), " ".join(right)
 
 
@@ -46,8 +48,8 @@ def side_by_side(title_a: str, text_a: str, title_b: str, text_b: str) -> None:
     left, right = diff_html(text_a, text_b)
     ca, cb = st.columns(2)
     with ca:
-        st.markdown(f"**{html.escape(title_a)}**")
+        st.markdown(f"**{md(title_a)}**")
         st.markdown(_box(left), unsafe_allow_html=True)
     with cb:
-        st.markdown(f"**{html.escape(title_b)}**")
+        st.markdown(f"**{md(title_b)}**")
         st.markdown(_box(right), unsafe_allow_html=True)

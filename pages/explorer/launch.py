@@ -44,6 +44,19 @@ def corpus_arguments() -> CorpusArguments:
 
 
 @functools.cache
+def index_argument() -> str | None:
+    """``--index DIR`` from the script's arguments (``nearsim app --index DIR``): an index the
+    Query page can look up, or None."""
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("--index", default=None)
+    try:
+        args, _ = parser.parse_known_args(sys.argv[1:])
+    except argparse.ArgumentError:
+        return None
+    return args.index
+
+
+@functools.cache
 def _upload_dir() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="nearsim-uploads-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)

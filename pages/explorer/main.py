@@ -22,6 +22,7 @@ from urllib.parse import parse_qs
 
 import streamlit as st
 from nearsim_app.explorer import settings_ui, state, storage
+from nearsim_app.explorer.safe_text import md
 
 # the page scripts' folder (pages/views/ in the repository, nearsim_app/views/ installed)
 VIEWS = Path(__file__).resolve().parent.parent / "views"
@@ -35,7 +36,9 @@ PAGES = (
     ("threshold.py", "Threshold", ":material/rule:"),
     ("clusters.py", "Clusters", ":material/workspaces:"),
     ("compare.py", "Compare", ":material/compare_arrows:"),
+    ("query.py", "Query", ":material/search:"),
     ("export.py", "Export", ":material/output:"),
+    ("audit.py", "Audit", ":material/fact_check:"),
 )
 
 
@@ -82,8 +85,8 @@ def main() -> None:
     try:
         page.run()
     except state.StageError as exc:  # the library's message says what was wrong and accepted
-        settings_ui.show_stage_error(slots, exc.stage, str(exc))
-        st.error(f"These settings cannot be used on these documents: {exc}")
+        settings_ui.show_stage_error(slots, exc.stage, md(str(exc)))
+        st.error(f"These settings cannot be used on these documents: {md(str(exc))}")
     except MemoryError:
         st.error(
             "This ran out of memory. Try fewer documents, a higher threshold or more rows per band."
@@ -92,8 +95,8 @@ def main() -> None:
         # not the user's settings or documents (those come back as StageError): a fault here
         st.error(
             f"This view failed because of a fault in nearsim, not in your settings or documents "
-            f"({type(exc).__name__}: {exc}). Your settings and text are kept; change a setting "
-            "or reload the page to try again."
+            f"({type(exc).__name__}: {md(str(exc))}). Your settings and text are kept; change "
+            "a setting or reload the page to try again."
         )
 
 

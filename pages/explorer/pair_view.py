@@ -4,21 +4,29 @@ MinHash page)."""
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from nearsim.explore.explain import explain_pair
 
 from . import charts_teach, drawing
 from .diff import side_by_side
+from .safe_text import md
 
 SHOWN_SHINGLES = 12
 
 
 def _some(shingles: list[str]) -> str:
-    shown = " · ".join(html.escape(s.replace(" ", "␣")) for s in shingles[:SHOWN_SHINGLES])
+    shown = " · ".join(md(s.replace(" ", "␣")) for s in shingles[:SHOWN_SHINGLES])
     return shown + (" …" if len(shingles) > SHOWN_SHINGLES else "")
+
+
+def band_list(bands) -> str:
+    """The agreeing bands (0-based) as users count them: "3", "1 and 4", "1, 2 and 5", or
+    the first ten and how many more — never cut silently."""
+    names = [str(int(x) + 1) for x in bands]
+    if len(names) > 10:
+        return ", ".join(names[:10]) + f" and {len(names) - 10} more"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def explain(page, i: int, j: int) -> None:
@@ -27,9 +35,23 @@ def explain(page, i: int, j: int) -> None:
     shingles = run.get("shingles")
     sig = run.get("signatures")
     valid = run.get("valid")
+    explain_texts(
+        settings,
+        (docs.labels[i], docs.texts[i], shingles.shingles_of(i), sig[i], bool(valid[i])),
+        (docs.labels[j], docs.texts[j], shingles.shingles_of(j), sig[j], bool(valid[j])),
+    )
+
+
+def explain_texts(settings, first: tuple, second: tuple) -> None:
+    """Draw the explanation of any two documents, each given as (label, text, shingles,
+    signature, valid) under ``settings`` (the Query page: a pasted text, an indexed one)."""
+    (label_i, text_i, sh_i, sig_i, valid_i), (label_j, text_j, sh_j, sig_j, valid_j) = (
+        first,
+        second,
+    )
     b, r, k = settings.bands, settings.rows, settings.num_perm
-    e = explain_pair(shingles.shingles_of(i), shingles.shingles_of(j), sig[i], sig[j], b, r)
-    side_by_side(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
+    e = explain_pair(sh_i, sh_j, sig_i, sig_j, b, r)
+    side_by_side(label_i, text_i, label_j, text_j)
     st.caption(
         "Words only in the first are struck through in red; words only in the second are green."
     )
@@ -49,7 +71,7 @@ def explain(page, i: int, j: int) -> None:
             f"Only in the second: {_some(e.only_second)}",
             unsafe_allow_html=False,
         )
-    if not (valid[i] and valid[j]):
+    if not (valid_i and valid_j):
         st.warning(
             "At least one of these documents is below the minimum number of shingles: it has "
             "no signature and is never in a pair."
@@ -61,7 +83,7 @@ def explain(page, i: int, j: int) -> None:
         f"{e.estimate:.3f} (standard error {e.standard_error:.3f} at the exact value)."
     )
     if e.candidate:
-        bands = ", ".join(str(x + 1) for x in e.full_bands[:10])
+        bands = band_list(e.full_bands)
         verdict = (
             f"**A candidate pair**: band{'s' if len(e.full_bands) > 1 else ''} {bands} "
             f"agree{'s' if len(e.full_bands) == 1 else ''} in all {r} rows, so the two "

@@ -103,6 +103,17 @@ def apply_settings(**changes) -> None:
     st.session_state[PROBLEMS] = []
 
 
+def reset_to_defaults() -> None:
+    """Every setting back to its default, except where the documents come from (a button's
+    ``on_click``, before the widgets are drawn)."""
+    ss = st.session_state
+    defaults = Settings(source=current_settings().source)
+    for name in FIELD_SPECS:
+        ss[name] = getattr(defaults, name)
+    ss[TOUCHED] = True
+    ss[PROBLEMS] = []
+
+
 def _note(name: str, text: str) -> None:
     st.session_state.setdefault(NOTES, {})[SECTION_OF[name]] = text
 
@@ -216,6 +227,13 @@ def sidebar() -> tuple[Settings, dict]:
             side.caption(f"Tuned: **{b} bands × {r} rows** per band (b·r = {b * r}).")
         if title in notes:
             side.info(notes[title])
+    side.button(
+        "Reset settings to defaults",
+        key="reset_defaults",
+        icon=":material/restart_alt:",
+        on_click=reset_to_defaults,
+        help="Every setting above back to its default; your documents stay.",
+    )
     return settings, slots
 
 

@@ -9,6 +9,7 @@ settings, ask for stages, and draw.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +28,7 @@ from nearsim.io.documents import (
 from nearsim.settings import Settings
 
 from . import settings_ui
+from .safe_text import md
 
 MAX_DOCUMENTS = 20_000
 PASTE_KEY = "paste_text"
@@ -36,6 +38,9 @@ CSV_HEADER = "_csv_header"  # None: detected; True/False: the user said
 FILES_STATE = "_file_uploads"  # list of (name, bytes)
 CORPUS_STATE = "_corpus_upload"  # (name, path of the saved upload)
 CORPUS_FIELD = "corpus_text_field"  # the field picker (persisted across pages)
+CORPUS_ID = "corpus_id_field"  # the id field picker; NO_FIELD: row numbers
+CORPUS_GROUP = "corpus_group_field"  # the group field picker; NO_FIELD: none
+NO_FIELD = "(none)"
 SAMPLE_SIZE = MAX_DOCUMENTS
 CORPUS_SEED = 0
 
@@ -64,6 +69,12 @@ class Documents:
         One line saying where the documents came from.
     problems : tuple of str
         What could not be read (a file that is not text, ...), each one line.
+    groups : list of str or None
+        Each document's value of the group field (JSON lines / Parquet with a group field).
+    total : int or None
+        How many documents the whole file holds (JSON lines / Parquet).
+    id_field, group_field : str or None
+        The fields the ids and groups came from (for the exported command).
     """
 
     texts: list[str]
@@ -73,6 +84,10 @@ class Documents:
     digest: str
     summary: str
     problems: tuple[str, ...] = field(default=())
+    groups: list[str] | None = None
+    total: int | None = None
+    id_field: str | None = None
+    group_field: str | None = None
 
     @property
     def n(self) -> int:
@@ -160,7 +175,7 @@ def _csv_documents(settings: Settings) -> Documents:
     try:
         rows = read_csv_column_rows(data, column, header=st.session_state.get(CSV_HEADER))
     except ValueError as exc:
-        raise DocumentsUnavailable(f"{name}: {exc}") from None
+        raise DocumentsUnavailable(f"{md(name)}: {md(str(exc))}") from None
     return _make(
         rows["text"].tolist(),
         [f"row {r}" for r in rows["row"].tolist()],
@@ -235,6 +250,33 @@ def _corpus_sample(paths: tuple[str, ...], stamp: tuple, text_field: str, id_fie
     return texts, df["id"].tolist(), total, skipped, problems, pipeline.digest(texts)
 
 
+def without_paths(exc: Exception, paths: list[str], name: str) -> str:
+    """An error's message with an uploaded file's saved path replaced by the file's own name
+    (the server's temporary folder means nothing to the user)."""
+    text = str(exc)
+    if st.session_state.get(CORPUS_STATE):
+        for p in paths:
+            text = text.replace(p, name)
+    return text
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the group of every sampled document…")
+def _corpus_groups(paths: tuple[str, ...], stamp: tuple, group_field: str, id_field):
+    """The group field of the same sample (same seed, same records: the group is read as
+    the sample's text); the ids come back too, to check the two samples are the same."""
+    from nearsim import sample_corpus
+
+    df, _ = sample_corpus(
+        list(paths),
+        SAMPLE_SIZE,
+        seed=CORPUS_SEED,
+        text_field=group_field,
+        id_field=id_field,
+        on_error="skip",
+    )
+    return df["id"].tolist(), df["text"].tolist()
+
+
 def file_stamp(paths: list[str]) -> tuple:
     """What identifies the files' current contents for a cache: paths, sizes, times."""
     import os
@@ -262,14 +304,27 @@ def _corpus_documents(settings: Settings) -> Documents:
         field = st.session_state.get(CORPUS_FIELD) or launch.corpus_arguments().text_field
         if field not in fields:
             field = guess
-        id_field = launch.corpus_arguments().id_field
+        id_field = st.session_state.get(CORPUS_ID) or launch.corpus_arguments().id_field
         if id_field not in fields:
             id_field = None
+        group_field = st.session_state.get(CORPUS_GROUP)
+        if group_field not in fields:
+            group_field = None
         texts, ids, total, skipped, problems, digest = _corpus_sample(
             tuple(paths), stamp, field, id_field
         )
+        groups = None
+        if group_field is not None:
+            group_ids, groups = _corpus_groups(tuple(paths), stamp, group_field, id_field)
+            if group_ids != ids:
+                problems = (
+                    *problems,
+                    f"The group field {group_field!r} is missing or not text in some records, "
+                    "so removal per group is not shown.",
+                )
+                groups = None
     except (ValueError, OSError) as exc:
-        raise DocumentsUnavailable(f"{name}: {exc}") from None
+        raise DocumentsUnavailable(f"{md(name)}: {md(without_paths(exc, paths, name))}") from None
     sampled = total > len(texts)
     summary = (
         f"{name}, field {field!r}: "
@@ -280,7 +335,10 @@ def _corpus_documents(settings: Settings) -> Documents:
         )
         + (f" {skipped:,} bad records were skipped." if skipped else "")
     )
-    return _make(texts, ids, None, "corpus", summary, digest, problems)
+    docs = _make(texts, ids, None, "corpus", summary, digest, problems)
+    return dataclasses.replace(
+        docs, groups=groups, total=total, id_field=id_field, group_field=group_field
+    )
 
 
 _SOURCES = {

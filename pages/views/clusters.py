@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import streamlit as st
-from nearsim_app.explorer import pair_view, state
+from nearsim_app.explorer import charts_threshold, drawing, giants_view, pair_view, state
 from nearsim_app.explorer.diff import diff_html
+from nearsim_app.explorer.safe_text import html_block, md
 
 from nearsim import pair_jaccard
 from nearsim.clustering import cluster_table
@@ -23,6 +22,11 @@ st.markdown(
     "member is within t of the document kept for it — as `nearsim dedup --cluster-check true` "
     "does."
 )
+
+# Members shown, each in a box of its own that scrolls: whole manual pages, fifty of them,
+# made a page 31,808 px tall.
+MEMBERS_SHOWN = 20
+MEMBER_STYLE = "font-size:0.92rem;line-height:1.5;max-height:10rem;overflow:auto"
 
 page = state.require_documents()
 settings, docs, run = page.settings, page.docs, page.run
@@ -57,6 +61,18 @@ if not len(table):
     st.info("No accepted pairs at these settings, so every document is alone.")
     st.stop()
 
+giants_view.warn(page, on_clusters=True)
+giants_view.by_group(
+    page, kept_labels, what="after the member check" if detail is not None else "at these settings"
+)
+with st.expander("Cluster sizes", expanded=bool(len(run.get("giants").giants))):
+    drawing.chart(charts_threshold.cluster_sizes, table["size"].to_numpy())
+    st.caption(
+        "How many clusters have each size, both axes logarithmic. Most near duplicates come "
+        "in pairs and triples; a point far to the right is a family of templated documents "
+        "or a chain."
+    )
+
 shown = table.head(500).copy()
 shown["first document"] = [docs.labels[f] for f in shown["first"]]
 shown["members"] = [
@@ -89,24 +105,20 @@ pick = st.selectbox(
     key="cluster_pick",
 )
 row = table.iloc[pick]
-members = list(row["members"])[:50]
+members = list(row["members"])[:MEMBERS_SHOWN]
 first = members[0]
 against = np.array([[first, d] for d in members[1:]], dtype=np.int64).reshape(-1, 2)
 jaccard = np.concatenate([[1.0], pair_jaccard(run.get("tokens"), against)])
 st.caption("Each member against the first document: words it added are green.")
 for d, jac in zip(members, jaccard, strict=True):
     verdict = "" if jac >= settings.threshold else " — below t: the check takes it out"
-    st.markdown(
-        f"**{html.escape(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}"
-    )
+    st.markdown(f"**{md(docs.labels[d])}** · exact Jaccard with the first {jac:.3f}{verdict}")
     body = (
-        html.escape(docs.texts[d]) if d == first else diff_html(docs.texts[first], docs.texts[d])[1]
+        html_block(docs.texts[d]) if d == first else diff_html(docs.texts[first], docs.texts[d])[1]
     )
-    st.markdown(
-        f'<div style="font-size:0.92rem;line-height:1.5">{body}</div>', unsafe_allow_html=True
-    )
-if len(row["members"]) > 50:
-    st.caption(f"The first 50 of {len(row['members'])} members.")
+    st.markdown(f'<div style="{MEMBER_STYLE}">{body}</div>', unsafe_allow_html=True)
+if len(row["members"]) > MEMBERS_SHOWN:
+    st.caption(f"The first {MEMBERS_SHOWN} of {len(row['members']):,} members.")
 
 if len(against):
     st.subheader("Why a member joined")

@@ -56,8 +56,9 @@ st.caption(
 
 st.subheader("Is the hash healthy?")
 st.markdown(
-    "Seed 000's lesson: a SimHash whose 64 bits were really 31, many of which never moved, "
-    "made unrelated job posts look like duplicates — 174 went in, 8 came out. Test the "
+    "A job board once deduplicated its postings with a SimHash whose 64 bits were really 31, "
+    "many of which never moved: unrelated job posts looked like duplicates — 174 went in, 8 "
+    "came out. The right column is that broken hash on your documents. Test the "
     "hash, not only the dedupe: unrelated documents should sit near 32 bits apart, and "
     "every bit should be set in about half of them."
 )
@@ -73,10 +74,10 @@ with left:
     st.caption(ours.verdict)
 with right:
     st.metric(
-        f"Seed 000's hash: mean distance of {broken.documents:,} documents",
+        f"The job board's broken hash: mean distance of {broken.documents:,} documents",
         f"{broken.mean_distance:.1f} of 64",
     )
-    st.markdown("**Seed 000's hash**: share of documents with each bit set")
+    st.markdown("**The job board's broken hash**: share of documents with each bit set")
     drawing.chart(charts.bit_shares, broken.bit_share)
     st.caption(broken.verdict)
 
@@ -86,7 +87,7 @@ kept_broken = run.get("broken_replay")
 n = int(valid.sum())
 r1, r2 = st.columns(2)
 r1.metric(f"Our hash, distance ≤ {d}: kept", f"{len(kept):,} of {n:,}")
-r2.metric("Seed 000's hash, distance ≤ 12: kept", f"{len(kept_broken):,} of {n:,}")
+r2.metric("The broken hash, distance ≤ 12: kept", f"{len(kept_broken):,} of {n:,}")
 st.caption(
     "Documents inserted one by one into an empty store, each kept only if nothing stored is "
     "within the distance — what a dedup filter in front of a database does."

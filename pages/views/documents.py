@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts, drawing, launch, settings_ui, state
+from nearsim_app.explorer.safe_text import md
 
 from nearsim.io.documents import DOCUMENT_EXTENSIONS
 
@@ -62,11 +63,11 @@ elif settings.source == "csv":
         try:
             info, guess = state.csv_choices(data, ss.get(state.CSV_HEADER))
         except ValueError as exc:
-            st.error(f"{name}: {exc}")
-            info = None
+            st.error(f"{md(name)}: {md(str(exc))}")
+            st.stop()  # said once: the page's documents would repeat it
         if info is not None:
             st.caption(
-                f"Using **{name}** ({len(data):,} bytes, {info.rows:,} rows), kept in this "
+                f"Using **{md(name)}** ({len(data):,} bytes, {info.rows:,} rows), kept in this "
                 "browser. Upload another file to replace it."
             )
             if not info.has_header:
@@ -105,18 +106,41 @@ elif settings.source == "corpus":
         try:
             fields, guess = state.corpus_info(tuple(paths), state.file_stamp(paths))
         except (ValueError, OSError) as exc:
-            st.error(f"{name}: {exc}")
-            fields = ()
+            st.error(f"{md(name)}: {md(state.without_paths(exc, paths, name))}")
+            st.stop()  # said once: the page's documents would repeat it
         if fields:
             if ss.get(state.CORPUS_FIELD) not in fields:
                 given = launch.corpus_arguments().text_field
                 ss[state.CORPUS_FIELD] = given if given in fields else guess
-            st.selectbox(
+            given_id = launch.corpus_arguments().id_field
+            if ss.get(state.CORPUS_ID) not in (state.NO_FIELD, *fields):
+                ss[state.CORPUS_ID] = given_id if given_id in fields else state.NO_FIELD
+            if ss.get(state.CORPUS_GROUP) not in (state.NO_FIELD, *fields):
+                ss[state.CORPUS_GROUP] = state.NO_FIELD
+            pick = st.columns(3)
+            pick[0].selectbox(
                 "Text field",
                 list(fields),
                 key=state.CORPUS_FIELD,
                 help="The field holding each document's text; the one that looks most like "
                 "text is chosen first.",
+                persist_state="session",
+            )
+            pick[1].selectbox(
+                "Id field",
+                [state.NO_FIELD, *fields],
+                key=state.CORPUS_ID,
+                help="What to call each document in every pair and cluster list and in the "
+                "exported command (--id-field); none: its line or row number.",
+                persist_state="session",
+            )
+            pick[2].selectbox(
+                "Group field",
+                [state.NO_FIELD, *fields],
+                key=state.CORPUS_GROUP,
+                help="A field such as the source or site of each document: removal is "
+                "shown per group, and a group losing most of its documents is named "
+                "(--group-field).",
                 persist_state="session",
             )
 elif settings.source == "files":
@@ -135,11 +159,11 @@ if page is None:
 
 docs = page.docs
 for problem in docs.problems:
-    st.warning(problem)
+    st.warning(md(problem))
 counts = page.run.get("shingles").counts
 below = ~page.run.get("valid")
 
-st.caption(docs.summary)
+st.caption(md(docs.summary))
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Documents", f"{docs.n:,}")
 c2.metric("Median shingles per document", f"{np.median(counts):,.0f}")

@@ -16,16 +16,24 @@ from nearsim_app.explorer import charts_export, drawing, launch, settings_ui, st
 
 from nearsim import pipeline
 from nearsim.explore.export import VERIFY_MODES, dedup_command, peer_configs
-from nearsim.explore.presets import PRESET_FIELDS, PRESETS, Preset, banding_words
-from nearsim.explore.sizing import measure_throughput, sizing
+from nearsim.explore.presets import (
+    PRESET_CHARACTERS,
+    PRESET_FIELDS,
+    PRESETS,
+    Preset,
+    banding_words,
+    scoring_subset,
+)
+from nearsim.explore.sizing import measure_throughput, run_plan, sizing
 from nearsim.prediction import similarity_weights
+from nearsim.run.options import MAX_CANDIDATES
 from nearsim.settings import Settings
 
 ss = st.session_state
 APPLIED = "_preset_applied"
 INPUT, FIELD, OUT, VERIFY = "export_input", "export_text_field", "export_out", "export_verify"
 SIZE, SIZE_PICK = "sizing_n", "sizing_pick"
-SIZE_LOW, SIZE_HIGH, SIZE_DEFAULT = 10**6, 10**10, 10**8
+SIZE_LOW, SIZE_HIGH = 10**3, 10**10
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 PEER_NAMES = {
     "datatrove": "datatrove",
@@ -202,6 +210,9 @@ try:
         "text_field": text_field if text_field != "text" else None,
         "verify": verify if verify != "estimate" else None,
     }
+    if page is not None and page.docs.source == "corpus":  # the fields chosen on Documents
+        options["id_field"] = page.docs.id_field
+        options["group_field"] = page.docs.group_field
     command = dedup_command(settings, inputs, ss[OUT].strip(), **options)
     linked = dedup_command(settings, inputs, ss[OUT].strip(), use_settings=True, **options)
 except ValueError as exc:  # an empty box, a path that reads as an option, a stray quote
@@ -259,14 +270,28 @@ def pick_size() -> None:
     ss[SIZE_PICK] = None
 
 
-ss.setdefault(SIZE, SIZE_DEFAULT)
+def loaded_size() -> int:
+    """The whole of what is loaded: a corpus file's record count, else the documents here."""
+    if page is None:
+        return 10**6
+    return int(page.docs.total or page.docs.n)
+
+
+full = max(SIZE_LOW, loaded_size())
+if ss.get("_sizing_for") != (page.docs.digest if page is not None else None):
+    ss[SIZE] = full  # a new corpus: start from its own size
+    ss["_sizing_for"] = page.docs.digest if page is not None else None
+ss.setdefault(SIZE, full)  # the box's value is dropped on pages that do not draw it
 size_cols = st.columns([2, 3])
 size_cols[0].number_input(
-    "Documents in the corpus, N", key=SIZE, step=10**6, help="10⁶ … 10¹⁰ documents."
+    "Documents in the corpus, N",
+    key=SIZE,
+    step=1000,
+    help=f"10³ … 10¹⁰ documents; it starts at the size of what you loaded ({full:,}).",
 )
 size_cols[1].segmented_control(
     "Or pick",
-    [10**e for e in range(6, 11)],
+    [10**e for e in range(4, 11)],
     format_func=power,
     key=SIZE_PICK,
     on_change=pick_size,
@@ -279,6 +304,38 @@ def throughput(num_perm: int, bands: int, rows: int):
     return measure_throughput(THROUGHPUT_DOCS, num_perm=num_perm, b=bands, r=rows)
 
 
+def machine_memory() -> int:
+    """This machine's memory in bytes."""
+    import os
+
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def run_words(plan, n: int) -> str:
+    """What ``nearsim dedup`` would do at N, in two or three sentences."""
+    size = humanize.naturalsize
+    words = (
+        f"**What `nearsim dedup` would do at N = {n:,}.** The local engine would need about "
+        f"**{size(plan.local_bytes)}** at its peak; this machine has "
+        f"{size(plan.machine_bytes)}. "
+    )
+    if plan.guard_stops:
+        words += (
+            f"Its candidate guard (`--max-candidates`, {MAX_CANDIDATES:,}) would stop it "
+            "before banding: use more rows per band, a higher t, or raise the guard if the "
+            "memory is there. "
+        )
+    if plan.engine == "local":
+        words += "That fits: run it here (`--engine local`, the default)."
+    else:
+        words += (
+            "That is more than half of it: run it on a cluster with `--engine dask "
+            f"--scheduler ADDRESS`; the machine running the command still needs about "
+            f"{size(plan.dask_client_bytes)} for every document's id and cluster."
+        )
+    return words
+
+
 def duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:,.1f} s"
@@ -289,7 +346,7 @@ n_big = ss[SIZE]
 if not SIZE_LOW <= n_big <= SIZE_HIGH:
     st.warning(
         f"N = {n_big:,} documents is outside what this view sizes: type a corpus size from "
-        f"{SIZE_LOW:,} (10⁶) to {SIZE_HIGH:,} (10¹⁰) documents."
+        f"{SIZE_LOW:,} (10³) to {SIZE_HIGH:,} (10¹⁰) documents."
     )
 elif page is None:
     st.info(f"Sizing scales your documents' pair similarities to N. {why}")
@@ -330,6 +387,8 @@ else:
         f"{duration(row.signature_seconds)}, banding {duration(row.band_seconds)}, estimate "
         f"filter {duration(row.verify_seconds)}."
     )
+    plan = run_plan(n_big, k, row.candidates, machine_memory(), MAX_CANDIDATES)
+    st.markdown(run_words(plan, n_big))
     st.markdown(
         f"**The model.** Your {page.docs.n:,} documents' pairs are split at similarity 0.5: "
         "near duplicates above it come from copying, so their number grows in proportion to "
@@ -398,6 +457,17 @@ def preset_scores(digest: str, key: tuple, _texts: list, _settings: Settings, _m
         return {"note": str(exc)}
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def preset_documents(digest: str, _texts: list) -> tuple[list, str, int]:
+    """The documents the presets are scored on (:func:`scoring_subset`), their digest and
+    how many."""
+    rows = scoring_subset([len(t) for t in _texts])
+    if rows.size == len(_texts):
+        return _texts, digest, len(_texts)
+    texts = [_texts[i] for i in rows]
+    return texts, pipeline.digest(texts), len(texts)
+
+
 with compare_slot:
     st.markdown(
         "Each preset's settings run on your documents: how many candidate pairs its banding "
@@ -410,10 +480,16 @@ with compare_slot:
         st.info(why)
     else:
         rows, memo = [], {}
-        try:
-            current = _scores(page.run.get("evaluation"))
-        except ValueError as exc:
-            current = {"note": str(exc)}
+        texts, digest, scored = preset_documents(page.docs.digest, page.docs.texts)
+        if scored == page.docs.n:
+            try:
+                current = _scores(page.run.get("evaluation"))
+            except ValueError as exc:
+                current = {"note": str(exc)}
+        else:  # the settings in force on the same subset, for a fair comparison
+            current = preset_scores(
+                digest, pipeline.stage_key(settings, "evaluation"), texts, settings, memo
+            )
         rows.append(
             {
                 "settings": "in force",
@@ -428,9 +504,7 @@ with compare_slot:
             s = p.apply(settings)
             progress.progress(i / len(PRESETS), text=f"Scoring {short(p)}'s defaults…")
             joins.add(pipeline.stage_key(s, "exact"))
-            scores = preset_scores(
-                page.docs.digest, pipeline.stage_key(s, "evaluation"), page.docs.texts, s, memo
-            )
+            scores = preset_scores(digest, pipeline.stage_key(s, "evaluation"), texts, s, memo)
             label = short(p).split(" near_")[0] + (" (in force)" if in_use(settings, p) else "")
             rows.append(
                 {"settings": label, "b × r": f"{s.bands} × {s.rows}", "t": s.threshold, **scores}
@@ -450,7 +524,15 @@ with compare_slot:
             },
         )
         st.caption(
-            f"On {page.docs.n:,} documents; b × r: b bands of r rows each; kept: the "
+            (
+                f"On {page.docs.n:,} documents"
+                if scored == page.docs.n
+                else f"On a seeded random {scored:,} of the {page.docs.n:,} documents (whole "
+                f"documents, at most {PRESET_CHARACTERS:,} characters: every preset shingles, "
+                "signs and joins them again, which on all of these long documents would take "
+                "minutes; pairs count only when both documents are drawn)"
+            )
+            + "; b × r: b bands of r rows each; kept: the "
             "candidates whose estimate ≥ t, and their recall and precision. The exact join "
             "(the true pairs) depends only on the shingling and the threshold, so presets "
             "that share both share one join: "

@@ -3,14 +3,14 @@ hand, the estimator's spread, and how the shingle length k changes what is rare.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts_teach, drawing, pair_view, state
+from nearsim_app.explorer.safe_text import md
 
-from nearsim.explore.explain import estimate_spread, worked_example
+from nearsim.explore.explain import book_example, estimate_spread
+from nearsim.lsh import candidate_probability
 from nearsim.minhash import MinHasher
 
 st.title("Shingles & MinHash")
@@ -73,7 +73,7 @@ def shingles_tab() -> None:
     # Plain monospace HTML, not st.code: the code block's highlighter is 1.5 MB of script
     # that the browser would load, compile and run for this one list (0.25 s of a 0.5 s
     # first visit of this page, measured in chromium).
-    shown = " · ".join(html.escape(s.replace(" ", "␣")) for s in sh[:SHOWN_SHINGLES])
+    shown = " · ".join(md(s.replace(" ", "␣")) for s in sh[:SHOWN_SHINGLES])
     more = " …" if len(sh) > SHOWN_SHINGLES else ""
     st.markdown(
         f'<div data-testid="{SHINGLES_TEST_ID}" style="{SHINGLE_STYLE}">{shown}{more}</div>',
@@ -93,7 +93,7 @@ def hash_tab() -> None:
             "uses seed 0. Change the hash seed in the sidebar to draw other functions."
         )
     with right:
-        st.markdown(f"**Which shingle wins each position** of {docs.labels[doc]}")
+        st.markdown(f"**Which shingle wins each position** of {md(docs.labels[doc])}")
         if not sh:
             st.info("This document has no shingles, so its signature is all 2³² − 1.")
             return
@@ -163,40 +163,69 @@ def _spread(page, a: int, b: int) -> pd.DataFrame:
     )
 
 
-MMDS_SETS = [["a", "d"], ["c"], ["b", "d", "e"], ["a", "c", "d"]]
-
-
 def worked_tab() -> None:
     st.markdown(
-        "MinHash by hand, as *Mining of Massive Datasets* (§3.3) works it. Four tiny sets, "
-        "their **characteristic matrix** (a row per element, a 1 where a set holds it), and "
-        "two hash functions that each stand for a random order of the rows. Visit the rows "
-        "one at a time: for every set with a 1 in that row, lower its signature entry to "
-        "the row's hash value if that is smaller. At the end each entry is the smallest hash "
-        "among the set's rows — the first row of that set in the function's order."
+        "MinHash by hand on *Mining of Massive Datasets*' own example (§3.3, Figs. 3.2–3.5): "
+        "four sets S1 … S4 over the rows a, b, c, d, e, numbered 0 … 4, their "
+        "**characteristic matrix** (a 1 where a set holds the row's element), and the book's "
+        "two hash functions h1(x) = x + 1 mod 5 and h2(x) = 3x + 1 mod 5, each of which "
+        "stands for a random order of the rows. Visit the rows one at a time: for every set "
+        "with a 1 in that row, lower its signature entry to the row's hash value if that is "
+        "smaller. At the end each entry is the smallest hash among the set's rows — the "
+        "first row of that set in the function's order."
     )
-    hashes = st.slider("Hash functions", 1, 8, 2, key="worked_hashes")
-    ex = worked_example(MMDS_SETS, num_hashes=hashes, seed=settings.hash_seed)
+    hashes = st.slider(
+        "Hash functions",
+        1,
+        8,
+        2,
+        key="worked_hashes",
+        help="The first two are the book's; more are other distinct (a, b) mod 5.",
+    )
+    ex = book_example(num_hashes=hashes, seed=settings.hash_seed)
     n_rows = ex.matrix.shape[0]
+    names = ex.hashes.columns
+    formulas = ", ".join(
+        f"{h}(x) = {'' if a == 1 else a}x + {b} mod {ex.p}"
+        for h, (a, b) in zip(names, ex.params, strict=True)
+    )
+    shown = pd.concat([ex.matrix, ex.hashes], axis=1)
+    shown.insert(0, "row x", range(n_rows))
     step = st.slider("Rows visited", 0, n_rows, n_rows, key="worked_step")
-    left, right = st.columns(2)
+    left, right = st.columns([3, 2])
     with left:
-        shown = pd.concat([ex.matrix, ex.hashes], axis=1)
-        st.dataframe(shown, width="stretch")
-        st.caption(
-            f"The characteristic matrix and h_i(row) = (a_i·row + b_i) mod {ex.p} for rows "
-            f"numbered 0 … {n_rows - 1}; (a_i, b_i) = "
-            + ", ".join(f"({a}, {b})" for a, b in ex.params)
-            + "."
-        )
+        st.dataframe(shown, width="stretch")  # 1 + 4 + 8 narrow columns: all fit
+        st.caption(f"The characteristic matrix and the hash of each row number: {formulas}.")
     with right:
         sig = ex.steps[step - 1] if step else np.full(ex.signatures.shape, np.inf)
-        table = pd.DataFrame(sig, index=ex.hashes.columns, columns=ex.matrix.columns)
+        table = pd.DataFrame(sig, index=names, columns=ex.matrix.columns)
         st.dataframe(table.map(lambda v: "∞" if np.isinf(v) else str(int(v))), width="stretch")
         st.caption(
             f"The signature matrix after {step} of {n_rows} rows"
-            + (f" (row {ex.matrix.index[step - 1]!r} just visited)." if step else ".")
+            + (f" (row {step - 1}, {ex.matrix.index[step - 1]}, just visited)." if step else ".")
+            + (" The book's Fig. 3.5 is the last of these." if hashes == 2 else "")
         )
+
+    st.markdown("**The permuted matrix.** Each function orders the rows:")
+    which = st.segmented_control("Order by", list(names), default=names[0], key="worked_order")
+    h = which or names[0]
+    order = np.argsort(ex.hashes[h].to_numpy(), kind="stable")
+    permuted = ex.matrix.iloc[order].copy()
+    permuted.insert(0, f"{h}(x)", ex.hashes[h].to_numpy()[order])
+    st.dataframe(permuted, width="stretch")
+    first = {c: permuted.index[permuted[c].to_numpy() == 1][0] for c in ex.matrix.columns}
+    st.caption(
+        f"The rows in {h}'s order. Each set's minhash is the first row with a 1 in its "
+        "column: " + ", ".join(f"{c}: {x}" for c, x in first.items()) + "."
+    )
+    st.markdown(
+        "**Why two columns agree with probability J.** Take a random order of the rows and "
+        "look at the rows where S or T has a 1: they are of two kinds, X (both have a 1) and "
+        "Y (only one has). The first of them in the order is equally likely to be any of "
+        "them, and the two minhashes are equal exactly when it is an X row. So P(agree) = "
+        "|X| / (|X| + |Y|) = |S ∩ T| / |S ∪ T| = J(S, T), and the share of agreeing "
+        "signature rows estimates J."
+    )
     if step == n_rows:
         st.dataframe(ex.pairs.round(3), hide_index=True, width="stretch")
         st.caption(
@@ -204,6 +233,39 @@ def worked_tab() -> None:
             "where their columns agree. With so few hash functions the estimate is coarse; "
             "with k of them its standard error is √(J(1 − J)/k)."
         )
+
+    b, r, t = settings.bands, settings.rows, settings.threshold
+    st.markdown(
+        f"**From signatures to candidates: AND, then OR.** Cut the signature into b = {b} "
+        f"bands of r = {r} rows. One position agrees with probability s. A band agrees only "
+        f"if all its r rows do (AND): s^r. The pair is a candidate if any of the b bands "
+        f"agrees (OR): P(s) = 1 − (1 − s^r)^b."
+    )
+    sims = np.round(np.arange(0.1, 1.0, 0.1), 1)
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "similarity s": sims,
+                "one row agrees": sims,
+                f"a band agrees (s^{r})": sims**r,
+                f"a candidate (1 − (1 − s^{r})^{b})": candidate_probability(sims, b, r),
+            }
+        ).round(4),
+        hide_index=True,
+        width="stretch",
+    )
+    s1, s2 = t, max(round(t - 0.3, 2), 0.05)
+    d1, d2 = round(1 - s1, 2), round(1 - s2, 2)
+    p_and = (s1**r, s2**r)
+    p_or = tuple(float(x) for x in candidate_probability(np.array([s1, s2]), b, r))
+    st.markdown(
+        f"In the book's terms (§3.6), with Jaccard distance d = 1 − s, one MinHash function "
+        f"is ({d1}, {d2}, {s1}, {s2})-sensitive: pairs within distance {d1} agree with "
+        f"probability at least p1 = {s1}, pairs beyond {d2} with at most p2 = {s2}. The "
+        f"AND of r = {r} makes it ({d1}, {d2}, {p_and[0]:.4f}, {p_and[1]:.4f})-sensitive "
+        f"(both fall); the OR of b = {b} bands makes it ({d1}, {d2}, {p_or[0]:.4f}, "
+        f"{p_or[1]:.4f})-sensitive: p1 is lifted back up while p2 stays small."
+    )
 
 
 def k_tab() -> None:
@@ -301,7 +363,14 @@ def sketches_tab() -> None:
 
 
 tabs = st.tabs(
-    ["Shingles", "Hash functions", "A pair", "Worked example", "Choosing k", "Two sketches"],
+    [
+        "Shingles",
+        "Hash functions",
+        "A pair",
+        "Worked example",
+        "Choosing the shingle length",
+        "Two sketches",
+    ],
     key="minhash_tab",
     on_change="rerun",  # lazy: only the open tab's content is computed
 )

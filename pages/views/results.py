@@ -75,8 +75,9 @@ def side_by_side(df: pd.DataFrame, value_cols: list[str], limit: int = 100) -> p
 
 def missed_pairs() -> None:
     st.markdown(
-        f"**{len(ev.missed):,}** true pairs never shared a whole band — raise the "
-        "false-negative weight, or use more bands of fewer rows, to catch them."
+        f"**{len(ev.missed):,}** true pairs never shared a whole band — lower the "
+        "false-positive weight in the sidebar (the tuner then fears misses more), or use more "
+        "bands of fewer rows, to catch them."
     )
     if len(ev.missed):
         missed = ev.missed.sort_values("jaccard", ascending=False)

@@ -8,8 +8,17 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import streamlit as st
-from nearsim_app.explorer import charts_threshold, drawing, keys, labelling, settings_ui, state
+from nearsim_app.explorer import (
+    charts_threshold,
+    drawing,
+    giants_view,
+    keys,
+    labelling,
+    settings_ui,
+    state,
+)
 from nearsim_app.explorer.diff import side_by_side
+from nearsim_app.explorer.safe_text import md
 
 from nearsim.explore.labels import best_threshold, label_curve, labels_to_csv, read_labels_csv
 from nearsim.explore.threshold_pairs import LABEL_PER_ROUND, LOW_JOIN
@@ -26,11 +35,11 @@ MIN_LABELS = 10  # decisive labels before a threshold is suggested
 st.title("Threshold")
 st.markdown(
     "**Choose t: hand labels and the removal rate.** Exact Jaccard is not the truth you "
-    "care about: seed 002's author read the pairs near the cut-off and found the same list "
-    "in two languages at 0.96 (not a duplicate) and the same stadium under two slugs at "
-    "0.72–0.85 (a duplicate). Label pairs drawn from each 0.05 range of similarity around "
-    "t, see which threshold your labels support, and see what share of the documents a run "
-    "would remove at each threshold."
+    "care about: a crawler's team, studying where to set the threshold, read the pairs near "
+    "the cut-off and found the same list in two languages at 0.96 (not a duplicate) and the "
+    "same stadium under two slugs at 0.72–0.85 (a duplicate). Label pairs drawn from each "
+    "0.05 range of similarity around t, see which threshold your labels support, and see "
+    "what share of the documents a run would remove at each threshold."
 )
 
 page = state.require_documents()
@@ -73,11 +82,13 @@ def import_labels() -> None:
     try:
         imported = read_labels_csv(data, n=docs.n)
     except ValueError as exc:
-        ss[NOTE] = ("error", f"{up.name}: {exc}")
+        ss[NOTE] = ("error", f"{md(up.name)}: {md(str(exc))}")
         return
     new, replaced = labelling.merge(digest, imported)
     ss[IMPORTED] = ident
-    text = f"Imported {len(imported):,} labels from {up.name}: {new:,} new, {replaced:,} replaced."
+    text = (
+        f"Imported {len(imported):,} labels from {md(up.name)}: {new:,} new, {replaced:,} replaced."
+    )
     here = pair_jaccard(run.get("tokens"), imported[["i", "j"]].to_numpy(np.int64))
     differ = int((np.abs(here - imported["jaccard"].to_numpy()) > 1e-9).sum())
     if differ:
@@ -205,8 +216,8 @@ def label_view() -> None:
         lo = float(similarity_band([jac])[0]) * BAND_WIDTH
         got = labelling.label_of(digest, i, j)
         st.markdown(
-            f"**Pair {pos + 1} of {n}**: {docs.labels[i]} and {docs.labels[j]}, exact Jaccard "
-            f"**{jac:.3f}** (range {lo:.2f}–{lo + BAND_WIDTH:.2f})."
+            f"**Pair {pos + 1} of {n}**: {md(docs.labels[i])} and {md(docs.labels[j])}, "
+            f"exact Jaccard **{jac:.3f}** (range {lo:.2f}–{lo + BAND_WIDTH:.2f})."
             + (f" Your label: **{got}** — a key or a button changes it." if got else "")
         )
         side_by_side(docs.labels[i], docs.texts[i], docs.labels[j], docs.texts[j])
@@ -386,6 +397,8 @@ def removal_view() -> None:
         )
         m[1].metric("Clusters of two or more", f"{int(row.clusters):,}")
         m[2].metric("Largest cluster", f"{int(row.largest):,}")
+    giants_view.warn(page, on_clusters=False)
+    giants_view.by_group(page, run.get("clusters"), what="a run at these settings")
     target = st.number_input(
         "Target share of documents to remove (%)",
         min_value=0.0,

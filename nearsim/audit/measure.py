@@ -1,0 +1,271 @@
+"""Measure a finished deduplication against exact Jaccard: :func:`audit`.
+
+One pass over the corpus (two for another tool's table: the first reads the ids), in
+batches, with the run's shingling. Before it, two simple random samples are drawn
+(seeded):
+
+* **precision**: ``sample`` of the removed documents. Each is compared exactly with its
+  cluster's kept document (the smallest row: it comes first in the stream, and its hash
+  set is held until its sampled members have passed).
+* **recall**: ``sample`` documents of the corpus, the *anchors*. Every document is
+  compared with every anchor before it (:class:`nearsim.audit.scan.AnchorScan`): all pairs
+  with J at or above a floor (the edge of t's 0.05 band: 0.8 for t = 0.8) are found by a
+  prefix filter and verified exactly; pairs below the floor are drawn uniformly (each with
+  probability q, about 100,000 in all). A lower floor lists more of the range but costs
+  far more: the prefix filter's candidates grow quickly as the floor falls (at 0.5, six
+  times the scan's time of 0.8 on news items). Recall is ΣF/ΣT over the anchors (found / true
+  pairs at J ≥ t, each counted from its first document); the drawn pairs place every
+  anchor's pairs over the whole similarity range, with weight ``n / m`` (anchors) times
+  ``1 / q`` (drawn).
+
+The largest clusters are read whole: every member of the twenty largest is compared with
+its kept document, giving each cluster's least similar member.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from nearsim.audit.estimates import proportion_interval, ratio_interval
+from nearsim.audit.scan import AnchorScan
+from nearsim.audit.tokens import flat_tokens
+from nearsim.copies import flat_text_keys
+from nearsim.hashing import flatten_texts
+from nearsim.join.sample import BAND_WIDTH, N_BANDS
+
+__all__ = ["DRAWN_PAIRS", "LARGEST", "audit_labels"]
+
+DRAWN_PAIRS = 100_000
+"""About how many pairs below the floor the scan draws."""
+LARGEST = 20
+"""Clusters read whole for their least similar member."""
+SHOWN_TEXT = 2_000
+"""Characters of a document kept for the report's side-by-side."""
+
+
+@njit(cache=True)
+def _overlap(x, y):
+    i = j = common = 0
+    while i < x.shape[0] and j < y.shape[0]:
+        if x[i] == y[j]:
+            common += 1
+            i += 1
+            j += 1
+        elif x[i] < y[j]:
+            i += 1
+        else:
+            j += 1
+    return common
+
+
+def _jaccard(x: np.ndarray, y: np.ndarray) -> float:
+    if x.shape[0] == 0 and y.shape[0] == 0:
+        return 1.0
+    inter = _overlap(x, y)
+    return inter / (x.shape[0] + y.shape[0] - inter)
+
+
+@njit(cache=True)
+def _to_kept(tok, off, docs, ktok, koff, kdoc):
+    """J(document docs[i], kept kdoc[i]) for each i; float64."""
+    out = np.empty(docs.shape[0])
+    for i in range(docs.shape[0]):
+        d, k = docs[i], kdoc[i]
+        x = tok[off[d] : off[d + 1]]
+        y = ktok[koff[k] : koff[k + 1]]
+        inter = _overlap(x, y)
+        union = x.shape[0] + y.shape[0] - inter
+        out[i] = inter / union if union else 1.0
+    return out
+
+
+def audit_labels(
+    batches,
+    labels: np.ndarray,
+    shingle_options: dict,
+    threshold: float,
+    *,
+    sample: int = 2000,
+    seed: int = 0,
+    floor: float | None = None,
+    progress=None,
+) -> dict:
+    """The audit's measurements for cluster labels over a corpus read in batches.
+
+    Parameters
+    ----------
+    batches : iterable of (ids, texts, fields)
+        The corpus in row order (:meth:`nearsim.io.corpora.CorpusReader.records`);
+        ``fields`` a dict of field name to list of str.
+    labels : ndarray of int64, shape (n,)
+        Each row's cluster as the smallest row in it.
+    shingle_options : dict
+        The run's shingling (:meth:`nearsim.RunSettings.shingle_options`).
+    threshold : float
+        t: J ≥ t is a true duplicate pair.
+    sample : int
+        Removed documents checked for precision, and anchors for recall.
+    seed : int
+        Seed of both samples and of the drawn pairs.
+    floor : float, optional
+        Where the scan starts listing every pair, a multiple of 0.05 ≤ t (default: the
+        edge of t's band).
+    progress : callable, optional
+        Called with the rows read so far.
+
+    Returns
+    -------
+    dict
+        ``precision``, ``recall``, ``by_similarity``, ``giant`` (the largest clusters, with
+        texts), ``precision_sample``, ``missed`` (pairs at J ≥ t in different clusters),
+        ``fields`` (each further field's values per row), ``sample``.
+    """
+    n = labels.shape[0]
+    rows_all = np.arange(n, dtype=np.int64)
+    removed_rows = np.flatnonzero(labels != rows_all)
+    rng = np.random.default_rng(seed)
+    prec_rows = np.sort(rng.choice(removed_rows, min(sample, removed_rows.shape[0]), replace=False))
+    anchors = np.zeros(n, dtype=bool)
+    anchors[rng.choice(n, min(sample, n), replace=False)] = True
+    anchor_rows = np.flatnonzero(anchors)
+    sizes = np.bincount(labels, minlength=n)
+    big = np.flatnonzero(sizes >= 2)
+    big = big[np.lexsort((big, -sizes[big]))][:LARGEST]
+    in_big = np.zeros(n, dtype=bool)
+    in_big[big] = True
+    member_of_big = in_big[labels]
+    needed = np.zeros(n, dtype=bool)
+    needed[labels[prec_rows]] = True
+    needed[big] = True
+    is_prec = np.zeros(n, dtype=bool)
+    is_prec[prec_rows] = True
+
+    if floor is None:  # t's band edge: every pair at J >= t is listed, the rest drawn
+        floor = max(math.floor(threshold / BAND_WIDTH + 1e-9) * BAND_WIDTH, BAND_WIDTH)
+    before = float(np.sum(n - 1 - anchor_rows))
+    q = min(1.0, DRAWN_PAIRS / before) if before else 0.0
+    scan = AnchorScan(threshold, floor, q, seed)
+
+    kept_tok: dict[int, np.ndarray] = {}
+    kept_text: dict[int, str] = {}
+    prec_sim = np.full(prec_rows.shape[0], np.nan)
+    prec_at = {int(r): i for i, r in enumerate(prec_rows.tolist())}
+    prec_text: dict[int, str] = {}
+    least = {int(c): (1.0, int(c), "") for c in big.tolist()}  # cluster: (J, row, text)
+    fields: dict[str, list[str]] = {}
+    start = 0
+    for _ids, texts, extra in batches:
+        b = len(texts)
+        rows = rows_all[start : start + b]
+        if rows.shape[0] != b:
+            raise ValueError(
+                f"the corpus has more than the run's {n:,} documents; accepted: the corpus "
+                "the run read, in the same order"
+            )
+        for name, values in extra.items():
+            fields.setdefault(name, []).extend(values)
+        flat = flatten_texts(texts, **shingle_options)
+        tok, off = flat_tokens(flat)
+        keys = flat_text_keys(flat)
+        lab = labels[rows]
+        scan.add_batch(tok, off, rows, lab, np.zeros(b, dtype=bool), anchors[rows], keys)
+        for d in np.flatnonzero(needed[rows]).tolist():
+            row = start + d
+            kept_tok[row] = tok[off[d] : off[d + 1]].copy()
+            kept_text[row] = texts[d][:SHOWN_TEXT]
+        # precision sample and the largest clusters' members, against their kept document
+        local = np.flatnonzero((is_prec[rows] | member_of_big[rows]) & (lab != rows))
+        if local.shape[0]:
+            kept_rows = lab[local]
+            order = {int(k): i for i, k in enumerate(np.unique(kept_rows).tolist())}
+            parts = [kept_tok[k] for k in order]
+            koff = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([p.shape[0] for p in parts], out=koff[1:])
+            ktok = np.concatenate(parts) if parts else np.empty(0, np.uint64)
+            kdoc = np.array([order[int(k)] for k in kept_rows.tolist()], dtype=np.int64)
+            sim = _to_kept(tok, off, local.astype(np.int64), ktok, koff, kdoc)
+            for d, s, k in zip(local.tolist(), sim.tolist(), kept_rows.tolist(), strict=True):
+                row = start + d
+                if row in prec_at:
+                    prec_sim[prec_at[row]] = s
+                    if s < threshold:  # shown in the report beside its kept document
+                        prec_text[row] = texts[d][:SHOWN_TEXT]
+                if k in least and s < least[k][0]:
+                    least[k] = (s, row, texts[d][:SHOWN_TEXT])
+        start += b
+        if progress is not None:
+            progress(start)
+    if start != n:
+        raise ValueError(
+            f"the corpus has {start:,} documents and the run {n:,}; accepted: the corpus the "
+            "run read, in the same order"
+        )
+
+    ok = int(np.count_nonzero(prec_sim >= threshold))
+    precision = proportion_interval(ok, prec_rows.shape[0], removed_rows.shape[0])
+    reach = scan.reach
+    recall = ratio_interval(reach[:, 1], reach.sum(axis=1), n)
+    m = anchor_rows.shape[0]
+    listed, drawn = scan.listed.sum(axis=0), scan.drawn.sum(axis=0)
+    weight = n / max(m, 1)
+    per_band = (listed + (drawn / q if q > 0 else 0)) * weight  # (20, 2): apart, together
+    by_similarity = [
+        {
+            "low": round(k * BAND_WIDTH, 2),
+            "pairs": float(per_band[k].sum()),
+            "together": float(per_band[k, 1]),
+            "sampled": int(listed[k].sum() + drawn[k].sum()),
+        }
+        for k in range(N_BANDS)
+    ]
+    giant = [
+        {
+            "cluster": int(c),
+            "size": int(sizes[c]),
+            "min_similarity_to_kept": float(least[int(c)][0]),
+            "least_similar_row": int(least[int(c)][1]),
+            "kept_text": kept_text.get(int(c), ""),
+            "least_similar_text": least[int(c)][2],
+        }
+        for c in big.tolist()
+    ]
+    missed = [
+        {"a": int(a), "b": int(x), "jaccard": inter / union}
+        for a, x, inter, union in scan.examples()[:50].tolist()
+    ]
+    order = np.argsort(prec_sim, kind="stable")
+    worst_removed = [
+        {
+            "row": int(prec_rows[i]),
+            "kept": int(labels[prec_rows[i]]),
+            "jaccard": float(prec_sim[i]),
+            "text": prec_text.get(int(prec_rows[i])),
+            "kept_text": kept_text.get(int(labels[prec_rows[i]])),
+        }
+        for i in order[:20].tolist()
+        if prec_sim[i] < threshold
+    ]
+    pairs_checked = int(listed.sum() + drawn.sum()) + prec_rows.shape[0]
+    return {
+        "precision": precision,
+        "precision_counts": (ok, int(prec_rows.shape[0]), int(removed_rows.shape[0])),
+        "recall": recall,
+        "recall_counts": (int(reach[:, 1].sum()), int(reach.sum()), m),
+        "by_similarity": by_similarity,
+        "floor": floor,
+        "q": q,
+        "giant": giant,
+        "missed": missed,
+        "worst_removed": worst_removed,
+        "fields": fields,
+        "sample": {
+            "pairs": pairs_checked,
+            "documents": int(np.count_nonzero(anchors | is_prec)),
+            "anchors": m,
+            "removed_checked": int(prec_rows.shape[0]),
+            "seed": seed,
+        },
+    }
