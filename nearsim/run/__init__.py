@@ -9,6 +9,8 @@
   whole or not at all).
 - :mod:`~nearsim.run.progress`: stage timing and progress lines.
 - :mod:`~nearsim.run.local`: the local engine; :mod:`~nearsim.run.dask_engine` (with
-  :mod:`~nearsim.run.dask_read` and :mod:`~nearsim.run.dask_pairs`) the Dask engine. Each
+  :mod:`~nearsim.run.dask_connect`, :mod:`~nearsim.run.dask_read`,
+  :mod:`~nearsim.run.dask_pairs`, :mod:`~nearsim.run.dask_clusters`,
+  :mod:`~nearsim.run.dask_components` and :mod:`~nearsim.run.dask_resume`) the Dask engine. Each
   depends on the shared modules above, never on the other.
 """

@@ -58,7 +58,6 @@ Why this way:
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import shutil
 import sys
@@ -69,11 +68,13 @@ import numpy as np
 import pandas as pd
 
 from nearsim.banding import TooManyPairsError
-from nearsim.io.corpora import CorpusReport, iter_corpus
+from nearsim.io.corpora import iter_corpus
 from nearsim.run import dask_clusters as dc
 from nearsim.run import dask_pairs as dp
 from nearsim.run import dask_read as dr
 from nearsim.run import dask_resume as dk
+from nearsim.run.dask_connect import connect as _connect
+from nearsim.run.dask_connect import local_cluster  # noqa: F401  (public here too)
 from nearsim.run.options import (
     BUCKET_LIMIT,
     FORMATS,
@@ -218,121 +219,6 @@ def dedup_dask(
         return run.result(reader.files, blocksize, out, fmt)
 
 
-# -- the cluster ---------------------------------------------------------------------------
-def _nearsim_here() -> str:
-    """Run in each worker: proves it can import nearsim (this function lives there)."""
-    import nearsim
-
-    return os.path.dirname(nearsim.__file__)
-
-
-def local_cluster(workers: int = 2):
-    """The ``distributed.LocalCluster`` the engine starts without a scheduler.
-
-    Parameters
-    ----------
-    workers : int
-        Worker processes (≥ 1), one task thread each; the compiled kernels' own threads
-        share the cores among the workers (``NUMBA_NUM_THREADS``).
-
-    Returns
-    -------
-    distributed.LocalCluster
-        Its dashboard on a free port; only errors logged.
-    """
-    from distributed import LocalCluster
-
-    workers = check_int(workers, "workers", low=1)
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    return LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-        silence_logs=logging.ERROR,
-        env={"NUMBA_NUM_THREADS": str(threads)},
-    )
-
-
-@contextlib.contextmanager
-def _connect(scheduler: str | None, workers: int, timeout: float, clock: Clock):
-    """A ``distributed.Client``: to ``scheduler``, or to a new LocalCluster closed after."""
-    from distributed import Client
-
-    if scheduler is None:
-        with clock.stage("connect", f"starting a local Dask cluster of {workers} workers"):
-            cluster = local_cluster(workers)
-            client = Client(cluster)
-        try:
-            yield client
-        finally:
-            client.close()
-            cluster.close()
-        return
-    with clock.stage("connect", f"connecting to the Dask scheduler at {scheduler}"):
-        reason = _unreachable(scheduler, timeout)
-        client = None
-        if reason is None:
-            try:
-                client = Client(scheduler, timeout=timeout)
-            except (OSError, ValueError, TypeError) as exc:  # it went away in between
-                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if client is None:
-            raise ValueError(
-                f"the Dask scheduler at {scheduler!r} cannot be reached ({reason}); "
-                "accepted: the address of a running scheduler, like tcp://127.0.0.1:8786"
-            )
-    try:
-        _check_workers(client, scheduler, timeout)
-        yield client
-    finally:
-        client.close()
-
-
-def _unreachable(address: str, timeout: float) -> str | None:
-    """Why the scheduler at ``address`` cannot be reached, or None when it answers.
-
-    Asked with ``distributed.comm.connect`` on an event loop of our own, closed after:
-    a ``Client`` whose constructor fails keeps its event-loop thread running (distributed
-    2026.8), and its late clean-up could break the next Client, so a Client is only made
-    for an address that answered.
-    """
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    from distributed.comm import connect
-
-    async def probe() -> None:
-        comm = await connect(address, timeout=timeout)
-        await comm.close()
-
-    try:  # in a thread of its own: the caller may already run an event loop (a notebook)
-        with ThreadPoolExecutor(1) as pool:
-            pool.submit(asyncio.run, probe()).result()
-    except Exception as exc:  # any failure to connect is the user's address or network
-        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return text
-    return None
-
-
-def _check_workers(client, scheduler: str, timeout: float) -> None:
-    try:
-        client.wait_for_workers(1, timeout=timeout)
-    except TimeoutError:
-        raise ValueError(
-            f"the Dask scheduler at {scheduler!r} has no workers after {timeout:g} s; "
-            f"accepted: a scheduler with workers (dask worker {scheduler})"
-        ) from None
-    try:
-        client.run(_nearsim_here)
-    except Exception as exc:
-        raise ValueError(
-            f"the workers of the Dask scheduler at {scheduler!r} cannot import nearsim "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
-            "accepted: workers started where nearsim is installed"
-        ) from None
-
-
 def _show(client, futures, show: bool) -> None:
     """Wait for futures (or persisted collections), with Dask's progress bar on stderr."""
     from distributed import progress, wait
@@ -347,31 +233,6 @@ def _auto_blocksize(files: list[Path], client) -> int:
     threads = sum(client.nthreads().values())
     total = sum(p.stat().st_size for p in files)
     return int(min(DEFAULT_BLOCKSIZE, max(MIN_BLOCKSIZE, total // (4 * max(threads, 1)))))
-
-
-def merge_reports(reports: list[CorpusReport], files: int) -> CorpusReport:
-    """The partitions' reports as one, in input order (as one reader would have made it).
-
-    Parameters
-    ----------
-    reports : list of CorpusReport
-        One per partition, in input order.
-    files : int
-        The corpus's files.
-
-    Returns
-    -------
-    CorpusReport
-        Counts summed, skipped records per file in file order, the first ten problems.
-    """
-    out = CorpusReport(files=files)
-    for r in reports:
-        out.records += r.records
-        out.skipped += r.skipped
-        for path, count in r.skipped_by_file.items():
-            out.skipped_by_file[path] = out.skipped_by_file.get(path, 0) + count
-        out.problems.extend(r.problems[: max(0, 10 - len(out.problems))])
-    return out
 
 
 # -- the run -------------------------------------------------------------------------------
@@ -652,7 +513,7 @@ class _Run:
                 raise ValueError(m["error"])
         for key in ("read", "signatures"):
             self.clock.seconds[f"{key}_cpu"] = sum(m["seconds"][key] for m in metas)
-        self.report = merge_reports([m["report"] for m in metas], len(files))
+        self.report = dr.merge_reports([m["report"] for m in metas], len(files))
         sizes = np.array([m["n"] for m in metas], dtype=np.int64)
         records = np.array([m["records"] for m in metas], dtype=np.int64)
         self.n = int(sizes.sum())

@@ -377,3 +377,28 @@ def partition_texts(pieces: tuple[Piece, ...], reading: Reading, wanted: np.ndar
         out.extend(chunk.texts[i - row] for i in wanted[lo:hi].tolist())
         row += len(chunk.texts)
     return out
+
+
+def merge_reports(reports: list[CorpusReport], files: int) -> CorpusReport:
+    """The partitions' reports as one, in input order (as one reader would have made it).
+
+    Parameters
+    ----------
+    reports : list of CorpusReport
+        One per partition, in input order.
+    files : int
+        The corpus's files.
+
+    Returns
+    -------
+    CorpusReport
+        Counts summed, skipped records per file in file order, the first ten problems.
+    """
+    out = CorpusReport(files=files)
+    for r in reports:
+        out.records += r.records
+        out.skipped += r.skipped
+        for path, count in r.skipped_by_file.items():
+            out.skipped_by_file[path] = out.skipped_by_file.get(path, 0) + count
+        out.problems.extend(r.problems[: max(0, 10 - len(out.problems))])
+    return out
