@@ -7,6 +7,7 @@ stops things, and every process it starts it also stops (by its own process grou
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -77,6 +78,30 @@ def free_port() -> int:
                 continue
             return port
     raise RuntimeError(f"no free port in {low}..{low + PORT_BLOCK - 1}")
+
+
+@contextlib.contextmanager
+def nearsim_app(*args: str, timeout: float = 90):
+    """``python -m nearsim app ARGS`` on a free port, as a user starts it; yields the port
+    once Streamlit answers its health check, and stops the whole process group after."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nearsim", "app", *args, "--port", str(port), "--headless"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
+                time.sleep(0.3)
+        yield port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
 
 
 class AppServer:

@@ -4,14 +4,8 @@ names a ``nearsim dedup`` output folder, presses Audit and reads the figures."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 
-from e2e_server import free_port, open_app, wait_idle
+from e2e_server import nearsim_app, open_app, wait_idle
 from playwright.sync_api import expect
 from test_e2e import assert_no_errors
 
@@ -26,20 +20,7 @@ def test_audit_view_audits_a_run(tmp_path, new_context):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     run = tmp_path / "run"
     assert main(["dedup", str(path), "--id-field", "id", "--out", str(run), "--quiet"]) == 0
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nearsim", "app", str(path), "--port", str(port), "--headless"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
-                time.sleep(0.3)
+    with nearsim_app(str(path)) as port:
         page = new_context().new_page()
         open_app(page, f"http://127.0.0.1:{port}/audit")
         expect(page.get_by_role("heading", name="Audit", exact=True)).to_be_visible()
@@ -62,6 +43,3 @@ def test_audit_view_audits_a_run(tmp_path, new_context):
             page.get_by_role("button", name="Download the report (one HTML file)")
         ).to_be_visible()
         assert_no_errors(page, "the Audit view")
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)

@@ -3,14 +3,7 @@ explains the match, in Debian's chromium."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
-
-from e2e_server import free_port, open_app, wait_idle
+from e2e_server import nearsim_app, open_app, wait_idle
 from playwright.sync_api import expect
 from test_e2e import assert_no_errors
 
@@ -21,21 +14,7 @@ def test_nearsim_app_with_an_index_finds_and_explains_a_match(tmp_path, new_cont
     texts = ns.example_corpus(300, seed=4)["text"].tolist()
     folder = tmp_path / "posts"
     ns.Index.create(folder, keep_texts=True).add(texts, [f"post-{i}" for i in range(300)])
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nearsim", "app", "--index", str(folder), "--port", str(port),
-         "--headless"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
-                time.sleep(0.3)
+    with nearsim_app("--index", str(folder)) as port:
         page = new_context().new_page()
         open_app(page, f"http://127.0.0.1:{port}/query?n_docs=300")
         expect(page.locator("h1").first).to_have_text("Query")
@@ -50,6 +29,3 @@ def test_nearsim_app_with_an_index_finds_and_explains_a_match(tmp_path, new_cont
         expect(page.get_by_text("so they share a bucket").first).to_be_visible()
         expect(page.get_by_text("Shingle sets.").first).to_be_visible()
         assert_no_errors(page, "the Query page on an index")
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
