@@ -91,13 +91,15 @@ def nearsim_app(*args: str, timeout: float = 90):
     )  # fmt: skip
     try:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
                     break
             except OSError:
                 assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
+                assert time.monotonic() < deadline, f"nearsim app did not answer in {timeout} s"
                 time.sleep(0.3)
+        assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
         yield port
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

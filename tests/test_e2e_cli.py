@@ -1,17 +1,11 @@
-"""``nearsim app corpus.jsonl --text-field body`` opens the explorer on that corpus (issue
-12, item 1), in Debian's chromium."""
+"""``nearsim app corpus.jsonl --text-field body`` opens the explorer on that corpus, in
+Debian's chromium."""
 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 
-from e2e_server import free_port, open_app
+from e2e_server import nearsim_app, open_app
 from playwright.sync_api import expect
 from test_e2e import assert_no_errors
 
@@ -24,28 +18,10 @@ def test_nearsim_app_opens_the_explorer_on_a_corpus(tmp_path, new_context):
     rows += rows[:100]  # 3,100 records
     path = tmp_path / "corpus.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nearsim", "app", str(path), "--text-field", "body",
-         "--port", str(port), "--headless"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
-                time.sleep(0.3)
-        assert proc.poll() is None, f"nearsim app exited with status {proc.returncode}"
+    with nearsim_app(str(path), "--text-field", "body") as port:
         page = new_context().new_page()
         open_app(page, f"http://127.0.0.1:{port}/")
         expect(page.get_by_role("radio", name="JSONL / Parquet")).to_be_checked()
         expect(page.get_by_text("corpus.jsonl, field 'body': all 3,100 documents")).to_be_visible()
         expect(page.get_by_test_id("stMetricValue").first).to_have_text("3,100")
         assert_no_errors(page, "nearsim app on a corpus")
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
