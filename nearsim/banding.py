@@ -22,15 +22,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from nearsim.utils.arrays import unique_int
+from nearsim.utils.arrays import HIGH32, LOW32, run_end, unique_int
 from nearsim.utils.validation import MAX_PAIRS, check_banding, check_int
 from nearsim.utils.validation_arrays import check_mask, check_signatures
 
 DEFAULT_MAX_PAIRS = 20_000_000
 """Default limit on distinct candidate pairs (320 MB as int64 pairs)."""
 
-_LOW32 = np.uint64(0xFFFFFFFF)
-_HIGH32 = np.uint64(0xFFFFFFFF00000000)
 _ALL_BITS = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -62,7 +60,7 @@ def band_keys(sig, lo, hi):
 def _packed_keys(sig, rows, lo, hi, out):
     """``out[t]``: the top 32 bits of row ``rows[t]``'s band key, and t in the low 32."""
     for t in prange(rows.shape[0]):
-        out[t] = (_band_key(sig, rows[t], lo, hi) & _HIGH32) | np.uint64(t)
+        out[t] = (_band_key(sig, rows[t], lo, hi) & HIGH32) | np.uint64(t)
 
 
 @njit(cache=True)
@@ -83,7 +81,7 @@ def _split_run(sig, rows, packed, s, e, lo, hi, order, se, pos, ng, key_mask):
     members = np.empty(cnt, np.int64)
     full = np.empty(cnt, np.uint64)
     for x in range(cnt):
-        members[x] = np.int64(rows[np.int64(packed[s + x] & _LOW32)])
+        members[x] = np.int64(rows[np.int64(packed[s + x] & LOW32)])
         full[x] = _band_key(sig, members[x], lo, hi) & key_mask
     by_key = np.argsort(full)
     a = 0
@@ -122,10 +120,7 @@ def _run_members(packed):
     total = 0
     s = 0
     while s < m:
-        top = packed[s] & _HIGH32
-        e = s + 1
-        while e < m and (packed[e] & _HIGH32) == top:
-            e += 1
+        e = run_end(packed, s)
         if e - s >= 2:
             total += e - s
         s = e
@@ -144,21 +139,18 @@ def _buckets(sig, rows, packed, lo, hi, key_mask):
     ng = 0
     s = 0
     while s < m:
-        top = packed[s] & _HIGH32
-        e = s + 1
-        while e < m and (packed[e] & _HIGH32) == top:
-            e += 1
+        e = run_end(packed, s)
         if e - s >= 2:
-            first = np.int64(rows[np.int64(packed[s] & _LOW32)])
+            first = np.int64(rows[np.int64(packed[s] & LOW32)])
             same = True
             for x in range(s + 1, e):
-                if not _same_band(sig, rows[np.int64(packed[x] & _LOW32)], first, lo, hi):
+                if not _same_band(sig, rows[np.int64(packed[x] & LOW32)], first, lo, hi):
                     same = False
                     break
             if same:
                 se[2 * ng] = pos
                 for x in range(s, e):
-                    order[pos] = np.int64(rows[np.int64(packed[x] & _LOW32)])
+                    order[pos] = np.int64(rows[np.int64(packed[x] & LOW32)])
                     pos += 1
                 se[2 * ng + 1] = pos
                 ng += 1

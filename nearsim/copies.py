@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from nearsim.hashing import FlatTexts, flatten_texts
+from nearsim.utils.arrays import HIGH32, LOW32, run_end
 from nearsim.utils.validation import ArgumentTypeError
 from nearsim.utils.validation_arrays import check_mask
 
@@ -235,14 +236,10 @@ def copy_pairs(keys: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
     return links[np.lexsort((links[:, 1], links[:, 0]))] if links.shape[0] else links
 
 
-_HIGH32 = np.uint64(0xFFFFFFFF00000000)
-_LOW32 = np.uint64(0xFFFFFFFF)
-
-
 @njit(cache=True, parallel=True)
 def _pack(keys, rows, out):
     for t in prange(rows.shape[0]):
-        out[t] = (keys[rows[t], 0] & _HIGH32) | np.uint64(t)
+        out[t] = (keys[rows[t], 0] & HIGH32) | np.uint64(t)
 
 
 @njit(cache=True)
@@ -252,7 +249,7 @@ def _run_groups(keys, rows, packed, s, e, first_of):
     cnt = e - s
     members = np.empty(cnt, np.int64)
     for x in range(cnt):
-        members[x] = rows[np.int64(packed[s + x] & _LOW32)]
+        members[x] = rows[np.int64(packed[s + x] & LOW32)]
     same = True
     for x in range(1, cnt):
         if keys[members[x], 0] != keys[members[0], 0] or keys[members[x], 1] != keys[members[0], 1]:
@@ -293,10 +290,7 @@ def _link_count(keys, rows, packed):
     total = 0
     s = 0
     while s < m:
-        top = packed[s] & _HIGH32
-        e = s + 1
-        while e < m and (packed[e] & _HIGH32) == top:
-            e += 1
+        e = run_end(packed, s)
         if e - s >= 2:
             members = _run_groups(keys, rows, packed, s, e, first_of)
             for x in range(e - s):
@@ -312,10 +306,7 @@ def _links(keys, rows, packed, out):
     pos = 0
     s = 0
     while s < m:
-        top = packed[s] & _HIGH32
-        e = s + 1
-        while e < m and (packed[e] & _HIGH32) == top:
-            e += 1
+        e = run_end(packed, s)
         if e - s >= 2:
             members = _run_groups(keys, rows, packed, s, e, first_of)
             for x in range(e - s):

@@ -68,6 +68,23 @@ def grow(arr):
     return bigger
 
 
+#: Packed sort keys hold a 32-bit key prefix above a 32-bit row number (banding's buckets,
+#: exact copies): sorting them groups the rows that may share a key.
+HIGH32 = np.uint64(0xFFFFFFFF00000000)
+LOW32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def run_end(packed, s):
+    """The end of the run of equal top 32 bits that starts at ``packed[s]`` in sorted packed
+    keys (``packed[s:run_end(packed, s)]`` share their key prefix)."""
+    top = packed[s] & HIGH32
+    e = s + 1
+    while e < packed.shape[0] and (packed[e] & HIGH32) == top:
+        e += 1
+    return e
+
+
 def unique_int(
     values: np.ndarray, *, presorted_runs: bool = False, presorted: bool = False
 ) -> np.ndarray:
