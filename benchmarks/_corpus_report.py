@@ -86,8 +86,9 @@ def nearsim_section(data: dict) -> list[str]:
         "read → signatures → bands → estimate filter → clusters → clusters.parquet, "
         "pairs.parquet, summary.json written. Wall and CPU (user + system, all threads) of "
         "the whole process; peak MB: its `ru_maxrss`; VmHWM: the same read from /proc "
-        "while it ran. Recall and precision: of the accepted pairs, against the exact "
-        "pairs at J ≥ 0.8 (only where the exact join was run).",
+        "while it ran. Recall and precision: of the accepted pairs with the exact copies "
+        "put back (the pairs file links each copy to its first occurrence only), against "
+        "the exact pairs at J ≥ 0.8 (only where the exact join was run).",
         "",
         markdown_table(rows, cols),
     ]
@@ -209,7 +210,8 @@ def peers_section(data: dict) -> list[str]:
         "shingles are word 5-grams (`\\W`-split, lower-cased; it has no character "
         "n-grams), it keeps every candidate without an estimate check and writes the "
         "documents it keeps; its clusters are read from its union-find (`--debug`), so it "
-        "has no pair columns. Recall and precision: of the accepted pairs against the "
+        "has no pair columns. Recall and precision: of the accepted pairs (nearsim's with "
+        "its exact copies put back, as every peer lists them) against the "
         f"{_i(truth.get('pairs'))} exact pairs at J ≥ 0.8 (char 5-grams, "
         "`nearsim.exact_pairs`, computed once, not timed); (clusters): of the pairs that "
         "the clusters imply (two documents in one cluster). nearsim speed ÷ tool: the "

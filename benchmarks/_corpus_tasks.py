@@ -238,6 +238,36 @@ def rensa_matrix(task: dict) -> dict:
     return {"stage_seconds": clock.seconds, "stage_cpu": clock.cpu}
 
 
+def with_copies(found: np.ndarray, path: str, n: int) -> np.ndarray:
+    """A ``nearsim dedup`` run's pair codes (``a * n + b``) with its exact copies put back.
+
+    The run links each later copy to its first occurrence (one pair) and bands distinct
+    documents only, so its pairs file lists one pair per copy and none of a copy's pairs
+    with the rest. Here (i, j) is found when i and j are copies of one text, or their first
+    occurrences are a found pair: the pairs a tool that lists every pair would give, so
+    nearsim is scored like the peers.
+    """
+    import nearsim as ns
+
+    links = ns.copy_pairs(ns.copy_keys(read_texts(path)))
+    rep = np.arange(n, dtype=np.int64)
+    rep[links[:, 1]] = links[:, 0]
+    members: dict[int, list[int]] = {}
+    for copy, first in zip(links[:, 1].tolist(), links[:, 0].tolist(), strict=True):
+        members.setdefault(first, [first]).append(copy)
+    out = set()
+    for code in found.tolist():
+        ra, rb = int(rep[code // n]), int(rep[code % n])
+        for x in members.get(ra, [ra]):
+            for y in members.get(rb, [rb]):
+                if x != y:
+                    out.add(min(x, y) * n + max(x, y))
+    for group in members.values():
+        for i, x in enumerate(group):
+            out.update(min(x, y) * n + max(x, y) for y in group[i + 1 :])
+    return np.sort(np.fromiter(out, dtype=np.int64, count=len(out)))
+
+
 def score(task: dict) -> dict:
     """Recall and precision of a run's accepted pairs against the exact pairs, and of the
     pairs its clusters imply (two documents in one cluster), which is all text-dedup
@@ -251,6 +281,8 @@ def score(task: dict) -> dict:
         if "pairs_parquet" in task:
             df = pd.read_parquet(task["pairs_parquet"], columns=["a", "b"])
             found = df["a"].to_numpy(np.int64) * n + df["b"].to_numpy(np.int64)
+            if "copies_of" in task:
+                found = with_copies(found, task["copies_of"], n)
         else:
             found = np.load(task["pairs_npy"])
         hit = int(np.intersect1d(found, true, assume_unique=True).shape[0])

@@ -147,37 +147,16 @@ def report_sketch(data: dict) -> None:
 
 def copy_expanded_score(task: dict) -> dict:
     """Recall and precision of a ``nearsim dedup`` run's pairs with its exact copies put
-    back: the run links each later copy to its first occurrence (one pair) and bands
-    distinct documents only, so its ``pairs`` file lists one pair per copy and none of a
-    copy's pairs with the rest. Here a pair (i, j) is found when i and j are copies of one
-    text, or their first occurrences are an accepted pair: the pairs a tool that lists
-    every pair would give, scored like rensa's."""
+    back (:func:`benchmarks._corpus_tasks.with_copies`), scored like rensa's."""
     import numpy as np
     import pandas as pd
 
-    import nearsim as ns
-    from benchmarks._corpus_tasks import read_texts
+    from benchmarks._corpus_tasks import with_copies
 
     n = task["n"]
-    texts = read_texts(task["path"])
-    links = ns.copy_pairs(ns.copy_keys(texts))
-    rep = np.arange(n, dtype=np.int64)
-    rep[links[:, 1]] = links[:, 0]
-    members: dict[int, list[int]] = {}
-    for copy, first in zip(links[:, 1].tolist(), links[:, 0].tolist(), strict=True):
-        members.setdefault(first, [first]).append(copy)
     df = pd.read_parquet(task["pairs_parquet"], columns=["a", "b"])
-    found = set()
-    for a, b in zip(df["a"].tolist(), df["b"].tolist(), strict=True):
-        for x in members.get(int(rep[a]), [int(rep[a])]):
-            for y in members.get(int(rep[b]), [int(rep[b])]):
-                if x != y:
-                    found.add((min(x, y), max(x, y)))
-    for group in members.values():
-        for i, x in enumerate(group):
-            for y in group[i + 1 :]:
-                found.add((min(x, y), max(x, y)))
-    codes = np.fromiter((x * n + y for x, y in found), dtype=np.int64, count=len(found))
+    found = df["a"].to_numpy(np.int64) * n + df["b"].to_numpy(np.int64)
+    codes = with_copies(found, task["path"], n)
     true = np.load(task["truth"])
     hit = int(np.intersect1d(codes, true).shape[0])
     return {

@@ -356,7 +356,9 @@ class Bench:
             extra = ("--max-candidates", "100000000") if n >= 5_000_000 else ()
             res = self.nearsim(n, f"nearsim-{n}", extra=extra, repeats=reps)
             if self.store.get(f"truth/{n}") or n <= self.n_peer:
-                res["score"] = self.score(n, f"nearsim-{n}", **_nearsim_found(res))
+                res["score"] = self.score(
+                    n, f"nearsim-{n}", copies_of=str(self.corpus(n)), **_nearsim_found(res)
+                )
             self.store.put(f"nearsim/{n}", res)
 
     def part_sketch(self) -> None:
@@ -405,7 +407,10 @@ class Bench:
         extra = ("--auto-tune", "false", "--bands", str(banding[0]), "--rows", str(banding[1]))
         name = f"nearsim-{verify}-{banding[0]}x{banding[1]}"
         res = self.nearsim(self.n_peer, f"peer-{name}", extra=(*extra, "--verify", verify))
-        res["score"] = self.score(self.n_peer, name, **_nearsim_found(res))
+        found = _nearsim_found(res)
+        res["score"] = self.score(
+            self.n_peer, name, copies_of=str(self.corpus(self.n_peer)), **found
+        )
         res["banding"] = list(banding)
         return res
 
