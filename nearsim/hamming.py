@@ -4,7 +4,7 @@
 by the permuted-table method of Manku, Jain and Das Sarma (2007) (:func:`table_scheme`
 says how the 64 bits are cut) or by comparing all pairs in compiled code; both give
 identical output. :func:`replay` inserts fingerprints one by one into an empty store, as a
-dedup filter in front of a database does (seed 000's "174 in, 8 out").
+dedup filter in front of a database does (a job board's filter: "174 in, 8 out").
 :func:`distance_histogram` counts all n(n − 1)/2 distances without listing the pairs, and
 :func:`distance_vs_jaccard` puts each pair's distance next to its exact Jaccard.
 """
@@ -508,7 +508,7 @@ def replay(fingerprints, max_distance: int) -> np.ndarray:
     """Insert fingerprints one by one into an empty store, as a dedup filter would.
 
     A document is kept (stored) only if no stored fingerprint is within ``max_distance``
-    bits of it; otherwise it is dropped as a duplicate. This is seed 000's "174 in, 8 out".
+    bits of it; otherwise it is dropped as a duplicate. This is the job board's "174 in, 8 out".
 
     For d <= 9 stored fingerprints are indexed by d + 1 pigeonhole blocks in chained hash
     buckets, so each document is checked only against stored ones that agree on a whole

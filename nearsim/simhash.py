@@ -8,12 +8,12 @@ shingle adds +1 if its hash has bit b set and −1 if not. A positive sum gives 
 sum *or a tie* gives 0. A document with no shingles has the fingerprint 0. Repeated
 shingles in a list count once (they are deduplicated by their 64-bit hash).
 
-Seed 000 is why this module insists on 64 *real* bits: a ``h * 31 + c`` string hash spread
-over 64 positions with ``i % 31`` has only 31 distinct bits, many of which never move on
-English text, so unrelated documents sit ~11 bits apart and a "within 12 bits" filter
-throws most of them away (:mod:`nearsim.hash_health` reproduces that hash and measures
-both). Search at small distances is in :mod:`nearsim.hamming`; SimHash scored against exact
-Jaccard is in :mod:`nearsim.evaluate`.
+A job board's broken filter is why this module insists on 64 *real* bits: a ``h * 31 + c``
+string hash spread over 64 positions with ``i % 31`` has only 31 distinct bits, many of
+which never move on English text, so unrelated documents sit ~11 bits apart and a "within
+12 bits" filter throws most of them away (:mod:`nearsim.hash_health` reproduces that hash
+and measures both). Search at small distances is in :mod:`nearsim.hamming`; SimHash scored
+against exact Jaccard is in :mod:`nearsim.evaluate`.
 """
 
 from __future__ import annotations

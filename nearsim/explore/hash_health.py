@@ -1,11 +1,11 @@
-"""Is the hash healthy? A check of fingerprints, and seed 000's broken hash to compare.
+"""Is the hash healthy? A check of fingerprints, and a job board's broken hash to compare.
 
-Seed 000's lesson: test the hash, not only the dedupe. :func:`hash_health` samples
+The job board's lesson: test the hash, not only the dedupe. :func:`hash_health` samples
 documents and measures what a real 64-bit SimHash must show on unrelated text — a mean
 pairwise distance near 32 of 64, no bit that never moves, no bit that copies another — and
 says in plain words what is wrong. :func:`broken_simhash` reproduces, exactly, the
-JavaScript hash of seed 000 (31 real bits, many of them stuck), so the Compare view can show
-what such a hash does to the same documents.
+JavaScript hash of a job board's filter (31 real bits, many of them stuck), so the Compare
+view can show what such a hash does to the same documents.
 """
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ class HashHealth:
         documents with probability 2**−19).
     copied_bits : list of tuple of int
         Pairs (a, b), a < b, of moving bits that are equal in every sampled fingerprint:
-        b copies a (seed 000's ``i % 31``). Same minimum sample as ``stuck_bits``.
+        b copies a (the job board's ``i % 31``). Same minimum sample as ``stuck_bits``.
     informative_bits : int
-        Moving bits left after removing copies (64 for a healthy hash; seed 000's had 20).
+        Moving bits left after removing copies (64 for a healthy hash; the job board's had 20).
     status : str
         ``"ok"``, ``"suspect"`` or ``"broken"``.
     verdict : str
@@ -74,7 +74,7 @@ def _bits_matrix(fp: np.ndarray) -> np.ndarray:
 def hash_health(fingerprints, sample: int = 100, seed: int = 0, *, valid=None) -> HashHealth:
     """Check that fingerprints use 64 real bits, on a random sample of documents.
 
-    Seed 000's lesson: test the hash, not only the dedupe. For unrelated documents each
+    The job board's lesson: test the hash, not only the dedupe. For unrelated documents each
     bit of a good SimHash is a fair coin independent of the others, so the distance between
     two documents is Binomial(64, 1/2): mean 32, standard deviation 4.
 
@@ -96,7 +96,7 @@ def hash_health(fingerprints, sample: int = 100, seed: int = 0, *, valid=None) -
     Notes
     -----
     Status: "ok" when the mean distance is 28 to 36 and no bit is stuck or a copy;
-    "broken" when 8 or more bits are stuck or copies (seed 000's hash has 44); "suspect"
+    "broken" when 8 or more bits are stuck or copies (the job board's hash has 44); "suspect"
     otherwise. A low mean with every bit moving and no copies points at the
     documents rather than the hash: templated text, near-duplicates or very short documents
     (a tie in the vote gives 0) bring documents closer; the verdict says so. Stuck and
@@ -252,9 +252,9 @@ def _broken_kernel(units, offsets, out):
 
 
 def broken_simhash(texts: Iterable[str]) -> np.ndarray:
-    """Seed 000's broken SimHash, reproduced exactly — to show what a bad hash does.
+    """A job board's broken SimHash, reproduced exactly — to show what a bad hash does.
 
-    A port of the JavaScript in seed 000::
+    A port of its JavaScript::
 
         tokens = text.toLowerCase().split(/\\s+/)
         h = 0; for each UTF-16 code unit c: h = (h * 31 + c) >>> 0

@@ -1,6 +1,6 @@
 """Drawing the pairs to label: a few from each 0.05 band of similarity around the threshold.
 
-Seed 002's author checked by hand the pairs near the cut-off. Drawing them in proportion
+A crawler's author checked by hand the pairs near the cut-off. Drawing them in proportion
 to the corpus would show almost only the commonest band; drawing the same number from
 each band near t shows every band where the labels may change sides.
 :func:`label_window` is the range of similarities drawn from (t's band and

@@ -1,6 +1,6 @@
 """Hand labels: check the pairs near the threshold by eye, and see which threshold they support.
 
-Seed 002's author pulled the pairs near the cut-off, read them, and found that Jaccard is
+A crawler's author pulled the pairs near the cut-off, read them, and found that Jaccard is
 not the truth a user cares about: the same list in two languages at 0.96 was not a
 duplicate, the same stadium under two slugs at 0.72–0.85 was. This module is that method:
 

@@ -1,4 +1,4 @@
-"""The Compare view's stages: SimHash fingerprints beside MinHash LSH, and seed 000's lesson.
+"""The Compare view's stages: SimHash fingerprints beside MinHash LSH, and a job board's lesson.
 
 Registered in :data:`nearsim.pipeline.STAGES` like every other stage (each a function of
 the settings and the stages it reads): our SimHash's fingerprints, recall and precision at
@@ -28,7 +28,7 @@ SIMHASH_SEED = 1
 """SimHash fingerprints use one fixed seed: the Compare view is about the method."""
 COMPARE_MAX_DISTANCE = 24
 BROKEN_DISTANCE = 12
-"""The distance seed 000's filter used with its broken hash."""
+"""The distance a job board's filter used with its broken hash."""
 
 
 def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
@@ -37,7 +37,7 @@ def fingerprint_stage(settings: Settings, shingles: Shingled) -> np.ndarray:
 
 
 def broken_stage(settings: Settings, texts: Sequence[str]) -> np.ndarray:
-    """Seed 000's broken 31-bit hash of every text, for the hash-health lesson."""
+    """A job board's broken 31-bit hash of every text, for the hash-health lesson."""
     return broken_simhash(texts)
 
 
@@ -82,7 +82,7 @@ def health_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray
 
 
 def broken_health_stage(settings: Settings, broken: np.ndarray, valid: np.ndarray):
-    """Hash health of seed 000's hash on the same documents."""
+    """Hash health of the job board's hash on the same documents."""
     return hash_health(broken[valid])
 
 
@@ -92,5 +92,5 @@ def replay_stage(settings: Settings, fingerprints: np.ndarray, valid: np.ndarray
 
 
 def broken_replay_stage(settings: Settings, broken: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Documents seed 000's filter (broken hash, distance 12) would keep."""
+    """Documents the job board's filter (broken hash, distance 12) would keep."""
     return replay(broken[valid], BROKEN_DISTANCE)

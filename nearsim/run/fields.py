@@ -1,9 +1,9 @@
 """A run's further fields: removals per group (``--group-field``) and pairs kept apart
 (``--keep-apart``).
 
-Seed 000's lesson, "log fetched against stored per source", is ``removed_by_group``: for
+A job board's lesson, "log fetched against stored per source", is ``removed_by_group``: for
 each value of the group field, how many documents the run read and how many it would
-remove. Seed 002's rule, "two pages that declare each other as translations are never put
+remove. A crawler's rule, "two pages that declare each other as translations are never put
 in the same group", is ``keep_apart``: a candidate pair whose two documents have the same
 non-empty value of that field is never accepted, whatever its similarity. Clusters stay
 transitive: two documents that share a value can still end in one cluster through a third

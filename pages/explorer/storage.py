@@ -3,7 +3,7 @@
 Streamlit has no API for the browser's storage, so a tiny inline component (custom
 components v2: no build step, no files, nothing loaded from elsewhere) reads it once
 when the page opens and writes whatever Python hands it on each rerun. The pasted text and
-an uploaded CSV file (with its chosen column) are kept, as seed 004 says, so a reload does
+an uploaded CSV file (with its chosen column) are kept, so a reload does
 not lose them; other files are not. Hand labels (``explorer/labelling.py``) are kept per
 set of documents, keyed by their digest. Nothing leaves the browser, and none of it goes
 in a link.
