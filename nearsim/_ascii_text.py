@@ -1,4 +1,4 @@
-"""Normalising ASCII documents in compiled code, the way :func:`nearsim.normalize` does.
+"""Normalising ASCII documents in compiled code, the way :func:`nearsim.shingling.normalize` does.
 
 Most documents of most corpora are pure ASCII, and for them Python's ``str.lower``, the
 deletion of Unicode punctuation and ``" ".join(text.split())`` are byte operations: A-Z

@@ -11,9 +11,9 @@ shingles in a list count once (they are deduplicated by their 64-bit hash).
 A job board's broken filter is why this module insists on 64 *real* bits: a ``h * 31 + c``
 string hash spread over 64 positions with ``i % 31`` has only 31 distinct bits, many of
 which never move on English text, so unrelated documents sit ~11 bits apart and a "within
-12 bits" filter throws most of them away (:mod:`nearsim.hash_health` reproduces that hash
+12 bits" filter throws most of them away (:mod:`nearsim.explore.hash_health` reproduces that hash
 and measures both). Search at small distances is in :mod:`nearsim.hamming`; SimHash scored
-against exact Jaccard is in :mod:`nearsim.evaluate`.
+against exact Jaccard is in :func:`nearsim.hamming.distance_vs_jaccard`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ each band near t shows every band where the labels may change sides.
 :func:`label_window` is the range of similarities drawn from (t's band and
 ``bands_each_side`` on each side), :func:`draw_label_pairs` one draw, and
 :func:`draw_label_rounds` successive draws a labeller can stop after. They are
-re-exported by :mod:`nearsim.labels`, which scores the labels.
+re-exported by :mod:`nearsim.explore.labels`, which scores the labels.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A crawler's author pulled the pairs near the cut-off, read them, and found that 
 not the truth a user cares about: the same list in two languages at 0.96 was not a
 duplicate, the same stadium under two slugs at 0.72–0.85 was. This module is that method:
 
-* :func:`draw_label_pairs` (from :mod:`nearsim.label_draw`) draws pairs to label, a few
+* :func:`draw_label_pairs` (from :mod:`nearsim.explore.label_draw`) draws pairs to label, a few
   from each 0.05 band of similarity around the threshold (so every band near the cut-off
   is looked at, not only the common ones); :func:`draw_label_rounds` draws them in
   rounds, each as even across the bands, from the bands :func:`label_window` spans;

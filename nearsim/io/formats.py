@@ -1,8 +1,8 @@
 """The corpus readers' formats: JSON lines (plain, gzip, zstd), Parquet, CSV/TSV, files.
 
 Each reader is a generator of :class:`Chunk` objects for one file, sending every bad record
-to a :class:`Sink` (which raises it or counts it); :mod:`nearsim.corpora` turns the chunks
-into batches. The rules are stated in :mod:`nearsim.corpora`'s text.
+to a :class:`Sink` (which raises it or counts it); :mod:`nearsim.io.corpora` turns the chunks
+into batches. The rules are stated in :mod:`nearsim.io.corpora`'s text.
 """
 
 from __future__ import annotations
@@ -286,7 +286,7 @@ def _read_jsonl(
     further fields whose values each chunk carries in ``extra``.
 
     The file is read in blocks of whole lines; pyarrow parses a block where it holds
-    nothing unusual (:mod:`nearsim._jsonl_fast`), else its lines are read one by one.
+    nothing unusual (:mod:`nearsim.io.jsonl_fast`), else its lines are read one by one.
     """
     label = _label(path)
     position = 0

@@ -7,7 +7,7 @@ different strings ever share a key. ``FlatShingles`` spans skip the joining. The
 then renumbered by global frequency (rarest = 0) and each document's ids sorted and made
 distinct: the form the exact join reads (:class:`nearsim.join.tokens.TokenSets`).
 
-Private: :mod:`nearsim.tokens` validates the input and calls :func:`intern_lists` or
+Private: :mod:`nearsim.join.tokens` validates the input and calls :func:`intern_lists` or
 :func:`intern_spans`.
 """
 

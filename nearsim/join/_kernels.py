@@ -1,7 +1,7 @@
 """The exact similarity join's compiled kernels and the code that runs them.
 
 Two ways to the same answer (the choice and the threshold rule are in
-:mod:`nearsim.exact`):
+:mod:`nearsim.join.exact`):
 
 * ``brute`` compares every pair: its overlap is the popcount of the AND of exact bitsets
   of the most frequent shingles (all of them when there are at most 4,096) plus the

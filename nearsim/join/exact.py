@@ -6,7 +6,7 @@ what each of the join's filters removed (for teaching). Their ``sets`` argument 
 of shingle lists, ``FlatShingles`` spans, or — best when asking several questions of the
 same documents — :class:`nearsim.join.tokens.TokenSets`, interned once.
 
-Two ways to the same answer (kernels in :mod:`nearsim._join`): ``brute`` compares every
+Two ways to the same answer (kernels in :mod:`nearsim.join._kernels`): ``brute`` compares every
 pair, ``ppjoin`` is the PPJoin similarity join with prefix, length and positional
 filters; both return the same rows with the same float values.
 

@@ -5,7 +5,7 @@ The stages, and where each runs:
 
 1. **Read and sign** (workers, one task per partition): the corpus is cut into partitions
    of about ``blocksize`` bytes — whole files, byte ranges of a plain JSON lines file, runs
-   of Parquet row groups (:mod:`nearsim._dask_read` says how rows and ids stay the local
+   of Parquet row groups (:mod:`nearsim.run.dask_read` says how rows and ids stay the local
    engine's) — and each task runs the pipeline's row stages (:data:`nearsim.pipeline.
    ROW_STAGES`: shingles, the validity mask, MinHash signatures) on its documents, a
    batch at a time. The signatures stay in the workers' memory; the client receives the

@@ -3,7 +3,7 @@ that brings each candidate both documents' signatures, the filter, and min-label
 propagation for clusters too large for the client.
 
 Every function takes and returns NumPy arrays and pandas DataFrames (the partitions of
-the shuffles :mod:`nearsim.dask_engine` sets up), so each can be run and tested alone.
+the shuffles :mod:`nearsim.run.dask_engine` sets up), so each can be run and tested alone.
 """
 
 from __future__ import annotations

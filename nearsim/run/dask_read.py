@@ -1,8 +1,8 @@
 """The Dask engine's partitions: planned on the client, read and signed in the workers.
 
-Nothing here talks to a scheduler: :mod:`nearsim.dask_engine` plans on the client with
+Nothing here talks to a scheduler: :mod:`nearsim.run.dask_engine` plans on the client with
 :func:`plan_partitions` and hands :func:`read_partition` (and the small accessors after
-it) to Dask; :mod:`nearsim._dask_pairs` holds what the workers do next.
+it) to Dask; :mod:`nearsim.run.dask_pairs` holds what the workers do next.
 
 **Partitions.** A corpus is cut into pieces, then consecutive pieces are grouped into
 partitions of about ``blocksize`` bytes, in input order:

@@ -1,9 +1,9 @@
 """What a corpus run accepts: ``--verify`` and ``--format`` values, its limits, and the
 checks both engines apply to their paths and settings.
 
-Apart from :mod:`nearsim.dedup` so that the command line can list them (``nearsim
+Apart from :mod:`nearsim.run.local` so that the command line can list them (``nearsim
 --help``, a one-line error for a bad value) without loading the engine, and so that
-:mod:`nearsim.export`, which writes ``nearsim dedup`` commands, names the same ones.
+:mod:`nearsim.explore.export`, which writes ``nearsim dedup`` commands, names the same ones.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Array arguments checked at the public edge: similarities, masks, signature matrices,
 pair arrays and tables, weights, estimates, fingerprints, labels, texts and shingle lists.
 
-The scalar checks, the message wording and the ranges live in :mod:`nearsim._validation`;
+The scalar checks, the message wording and the ranges live in :mod:`nearsim.utils.validation`;
 this module holds the checks whose subject is an array or a list of documents.
 """
 

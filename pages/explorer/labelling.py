@@ -52,7 +52,7 @@ def _touch(digest: str) -> dict[tuple[int, int], tuple[float, str]]:
 
 
 def table(digest: str) -> pd.DataFrame:
-    """The labels of these documents, in the order labelled (a ``nearsim.labels`` table)."""
+    """The labels of these documents, in the order labelled (a ``nearsim.explore.labels`` table)."""
     rows = _book().get(digest, {})
     return pd.DataFrame(
         {

@@ -8,7 +8,7 @@ Modules: :mod:`.decoding` (size limits, byte-order marks, binary sniffing, decod
 :mod:`.paste`, :mod:`.csv_reader` (the streaming CSV rules), :mod:`.csv_header` (is the
 first row a header?), :mod:`.csv_upload` (an uploaded CSV file), :mod:`.html_text` (HTML to
 the visible text), :mod:`.files` (one file, one document). The example generator lives in
-:mod:`nearsim.example`; ``example_corpus`` is re-exported here.
+:mod:`nearsim.io.example`; ``example_corpus`` is re-exported here.
 """
 
 from nearsim.io.documents.csv_reader import CSV_DELIMITERS
