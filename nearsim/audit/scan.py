@@ -1,8 +1,8 @@
 """The audit's one pass: every document of the corpus against the anchors read before it.
 
-An *anchor* is a document of the recall sample (:mod:`nearsim.audit.sampling`). As the
-corpus streams past in batches, each document x is compared with every anchor a that comes
-before it in corpus order, and the pair (a, x) is
+An *anchor* is a document of the recall sample (:func:`nearsim.audit.measure.audit_labels`
+draws them uniformly). As the corpus streams past in batches, each document x is compared
+with every anchor a that comes before it in corpus order, and the pair (a, x) is
 
 * **listed** when its exact Jaccard reaches the *floor* (a band edge below the threshold):
   found by a prefix filter (below), verified by merging the two sorted hash sets;
@@ -16,7 +16,8 @@ the threshold (the recall's ``T_a`` and ``F_a``). A bounded list keeps the most 
 pairs the run left in different clusters (the worst misses) for the report.
 
 Pairs inside one *large* cluster (a cluster of at least ``LARGE`` documents, which may hold
-millions of pairs) are not compared here: :mod:`nearsim.audit.members` samples them.
+millions of pairs) are not compared here when the caller flags them: the members are
+measured against their kept document instead (:func:`nearsim.audit.measure.audit_labels`).
 
 The prefix filter (AllPairs / PPJoin, Bayardo et al. 2007): order every document's hashes
 by one global order (:func:`nearsim.audit.tokens.order_key`). If J(a, x) ≥ f, the two share
