@@ -236,3 +236,25 @@ def test_every_cross_reference_in_a_docstring_names_something_that_exists():
     }
     assert len(refs) > 100  # the pattern finds the references the code has
     assert [(p, r) for p, r in sorted(refs) if not _resolves(r)] == []
+
+
+def test_the_readme_module_map_names_every_module():
+    """The README's map has one line per module: a top-level module by its file name, a
+    sub-package's module by name in its package's row, the app's glue in the paragraph
+    after the table (``charts*.py`` stands for the chart modules)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Where things live") : text.index("## Dependencies")]
+    rows = dict(re.findall(r"^\| `([a-z_]+)/` \|(.*)$", section, flags=re.MULTILINE))
+    assert {"join", "io", "run", "index", "audit", "explore", "utils"} <= set(rows)
+    missing = []
+    for path in sorted((ROOT / "nearsim").rglob("*.py")):
+        rel = path.relative_to(ROOT / "nearsim")
+        if len(rel.parts) == 1:
+            missing += [] if f"`{rel.name}`" in section else [rel.as_posix()]
+        elif path.stem != "__init__" and f"`{path.stem}`" not in rows.get(rel.parts[0], ""):
+            missing.append(rel.as_posix())
+    for path in sorted((ROOT / "pages" / "explorer").glob("*.py")):
+        named = f"`{path.name}`" in section or path.name.startswith("charts")
+        if path.stem != "__init__" and not named:
+            missing.append(path.relative_to(ROOT).as_posix())
+    assert missing == []
