@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nearsim.index import storage
-from nearsim.index.matching import BatchMatches, Stored, match_batch
+from nearsim.index import quick, storage
 from nearsim.index.segments import (
     VALID,
     decode_strings,
@@ -35,6 +34,7 @@ from nearsim.index.segments import (
     new_segment,
     tail_to_merge,
 )
+from nearsim.index.stored import BatchMatches, Stored
 from nearsim.settings import RUN_FIELDS, RunSettings, Settings
 from nearsim.utils.validation import (
     ArgumentTypeError,
@@ -369,6 +369,8 @@ class Index:
         return Signed(valid, sig, keys, ids, texts if self.keep_texts else None)
 
     def _match(self, signed: Signed, *, skip: bool, solo: bool) -> BatchMatches:
+        from nearsim.index.matching import match_batch
+
         run = self._run
         with few_threads(signed.n):
             return match_batch(
@@ -400,9 +402,22 @@ class Index:
         texts = check_texts(texts)
         ids = check_ids(ids, len(texts))
         self._refresh()
-        found = self._match(self.sign(texts), skip=False, solo=True)
+        if len(texts) <= quick.QUICK_MAX and quick.supported(self._run):
+            found = self._quick(texts)  # NumPy alone: no numba to load in a fresh process
+        else:
+            found = self._match(self.sign(texts), skip=False, solo=True)
         names = ids if ids is not None else [str(i) for i in range(len(texts))]
         return self._frame(found, names, stored=None)
+
+    def _quick(self, texts: list[str]) -> BatchMatches:
+        """:meth:`query`'s matches for a few texts, signed and looked up with NumPy alone
+        (:mod:`nearsim.index.quick`; the same answer as the compiled path, tested)."""
+        run = self._run
+        valid, sig, keys = quick.sign(texts, run)
+        return quick.match_solo(
+            self._stored, sig, valid, keys, bands=run.bands, rows=run.rows,
+            threshold=run.threshold, bucket_limit=self.bucket_limit,
+        )  # fmt: skip
 
     def query_signed(self, signed: Signed) -> BatchMatches:
         """:meth:`query` on a signed batch, as arrays (positions, not ids)."""
