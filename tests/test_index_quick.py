@@ -150,3 +150,54 @@ def test_a_fresh_process_queries_without_loading_numba(tmp_path):
         "scipy": False,
         "matches": idx.query([probe])["match_id"].tolist(),
     }
+
+
+def test_matches_gives_the_query_answer_as_plain_lists(tmp_path):
+    texts = ns.example_corpus(500, seed=9)["text"].tolist()
+    idx = ns.Index.create(tmp_path / "i")
+    idx.add(texts[:400], [f"d{i}" for i in range(400)])
+    probes = [texts[7].upper(), texts[420], texts[8] + " More here.", ""]
+    got = idx.matches(probes)
+    q = idx.query(probes)
+    hit = q[q["match_id"] != ""]
+    want = [list(zip(hit.loc[hit["row"] == r, "match_id"], hit.loc[hit["row"] == r, "estimate"],
+                     strict=True)) for r in range(len(probes))]  # fmt: skip
+    assert got == want
+    assert got[0] == [("d7", 1.0)] and got[3] == []
+
+
+CLI_FEW = """
+import sys
+from nearsim.cli import main
+status = main(sys.argv[1:])
+print(status, "numba" in sys.modules, "pandas" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_cli_query_of_a_few_records_writes_what_the_full_path_writes(tmp_path, suffix):
+    """`nearsim index query` on a file of at most QUICK_MAX records answers without numba
+    or pandas, and writes what the full path (pandas) writes (CSV byte for byte)."""
+    from nearsim.index.commands import write_table
+
+    texts = ns.example_corpus(300, seed=10)["text"].tolist()
+    idx = ns.Index.create(tmp_path / "i", ns.RunSettings(threshold=0.6, num_perm=96))
+    idx.add(texts[:250], [f"d{i}" for i in range(250)])
+    probes = [texts[3].upper(), texts[260], texts[4] + " More.", texts[5][:-9], texts[6][5:], "  "]
+    records = [{"id": f"p{i}", "text": t} for i, t in enumerate(probes)]
+    (tmp_path / "few.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / f"few{suffix}"
+    r = subprocess.run([sys.executable, "-c", CLI_FEW, "index", "query", str(tmp_path / "i"),
+                        str(tmp_path / "few.jsonl"), "--id-field", "id", "--out", str(out),
+                        "--quiet"], capture_output=True, text=True)  # fmt: skip
+    assert r.stdout.split() == ["0", "False", "False"], r.stderr
+    frame = idx.query(probes, [f"p{i}" for i in range(len(probes))])
+    assert (frame["match_id"] != "").sum() >= 3
+    assert frame["estimate"].dropna().map(lambda x: len(repr(x)) > 12).any()  # 10 digits in JSON
+    write_table(frame, str(tmp_path / f"want{suffix}"))
+    want = (tmp_path / f"want{suffix}").read_text(encoding="utf-8")
+    if suffix == ".csv":
+        assert out.read_text(encoding="utf-8") == want
+    else:  # the same records (pandas writes "/" as "\\/", the json module as it is)
+        lines = out.read_text(encoding="utf-8").splitlines()
+        assert [json.loads(x) for x in lines] == [json.loads(x) for x in want.splitlines()]

@@ -203,8 +203,84 @@ def group_lines(groups: list[str], stored, matched) -> str:
     return "\n".join(lines)
 
 
+def _few_records(args):
+    """The input's (ids, texts, report) when it holds at most ``QUICK_MAX`` records (a
+    few documents checked from a script: answered without numba or pandas), else None."""
+    from nearsim.index.quick import QUICK_MAX
+    from nearsim.io.corpora import iter_corpus
+
+    reader = iter_corpus(
+        list(args.inputs), text_field=args.text_field, id_field=args.id_field,
+        on_error=args.on_error, batch_size=QUICK_MAX + 1,
+    )  # fmt: skip
+    batches = reader.lists()
+    ids, texts = next(batches, ([], []))
+    if len(texts) > QUICK_MAX or next(batches, None) is not None:
+        return None
+    return (ids if args.id_field is not None else None), texts, reader.report.summary()
+
+
+def write_rows(columns: dict, out: str) -> None:
+    """:func:`write_table` for columns of plain values: CSV and JSON lines with the standard
+    library (the values pandas writes: NaN empty in CSV, null in JSON, floats to 10 digits
+    in JSON; CSV byte for byte), Parquet through pandas."""
+    if out.endswith(".parquet"):
+        import pandas as pd
+
+        write_table(pd.DataFrame(columns), out)
+        return
+    import csv
+    import json
+    import math
+
+    names = list(columns)
+    lines = zip(*(columns[c].tolist() if hasattr(columns[c], "tolist") else columns[c]
+                  for c in names), strict=True)  # fmt: skip
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            if out.endswith(".csv"):
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(names)
+                for line in lines:
+                    w.writerow(["" if isinstance(v, float) and math.isnan(v) else v
+                                for v in line])  # fmt: skip
+            else:
+                for line in lines:
+                    record = {
+                        c: (None if math.isnan(v) else round(v, 10)) if isinstance(v, float) else v
+                        for c, v in zip(names, line, strict=True)
+                    }
+                    f.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _query_few(args, ids, texts, report) -> int:
+    from nearsim.index.core import Index
+
+    index = Index.open(args.index)
+    found = index._found(texts)
+    names = ids if ids is not None else [str(i) for i in range(len(texts))]
+    columns = index._columns(found, names, stored=None)
+    write_rows(columns, args.out)
+    matched = len(set(found.row.tolist()))
+    _say(
+        args.quiet,
+        f"{len(texts):,} documents read, {matched:,} with a match among the index's "
+        f"{len(index):,}; wrote {args.out}. {report}.",
+    )
+    return 0
+
+
 def _query(args) -> int:
     _check_out(args.out)
+    few = _few_records(args)
+    if few is not None:
+        return _query_few(args, *few)
     index, signed, _, report = _open_and_read(args)
     found = index.query_signed(signed)
     names = signed.ids if signed.ids is not None else [str(i) for i in range(signed.n)]

@@ -17,15 +17,20 @@ matching rule: :mod:`nearsim.index.matching`.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nearsim.index import quick, storage
+from nearsim.index.batch import (
+    Signed,
+    check_ids,
+    few_threads,
+    settings_differences,
+    stored_settings,
+)
 from nearsim.index.segments import (
     VALID,
     decode_strings,
@@ -35,9 +40,8 @@ from nearsim.index.segments import (
     tail_to_merge,
 )
 from nearsim.index.stored import BatchMatches, Stored
-from nearsim.settings import RUN_FIELDS, RunSettings, Settings
+from nearsim.settings import RunSettings, Settings
 from nearsim.utils.validation import (
-    ArgumentTypeError,
     check_bool,
     check_float,
     check_instance,
@@ -52,84 +56,6 @@ if TYPE_CHECKING:
 BUCKET_LIMIT = 100
 """A bucket of more distinct documents is *hot*: a new document is compared with its first
 member and the one stored just before it (``nearsim dedup``'s ``BUCKET_LIMIT``)."""
-
-
-@dataclass
-class Signed:
-    """A batch of documents signed with the index's settings.
-
-    Attributes
-    ----------
-    valid : ndarray of bool, shape (n,)
-    sig : ndarray of uint32, shape (n, k)
-    keys : ndarray of uint64, shape (n, 2)
-        Copy keys.
-    ids : list of str, or None (each document's position, as str)
-    texts : list of str, or None (kept only by an index that keeps texts)
-    """
-
-    valid: np.ndarray
-    sig: np.ndarray
-    keys: np.ndarray
-    ids: list[str] | None
-    texts: list[str] | None
-
-    @property
-    def n(self) -> int:
-        return int(self.valid.shape[0])
-
-
-def check_ids(ids, n: int, name: str = "ids") -> list[str] | None:
-    """None, or n ids (str; an int is written in decimal), as a list of str."""
-    if ids is None:
-        return None
-    accepted = f"None (each document's position in the index), or {n} ids: str or int"
-    if isinstance(ids, str | bytes) or not hasattr(ids, "__iter__"):
-        raise fail(name, ids, accepted, wrong_type=True)
-    out = list(ids)
-    if len(out) != n:
-        raise ValueError(f"{name} has {len(out):,} ids for {n:,} texts; accepted: {accepted}")
-    for i, v in enumerate(out):
-        if is_int(v):
-            out[i] = str(int(v))
-        elif not isinstance(v, str):
-            raise ArgumentTypeError(
-                f"{name}[{i}] is a {type(v).__name__}, which is not accepted; accepted: {accepted}"
-            )
-    return out
-
-
-SMALL_BATCH = 20_000
-"""Batches up to this size are signed and matched on the calling thread alone: a parallel
-kernel's start-up cost more than its work on a few hundred documents (a batch of 340 was
-signed in 4–7 ms on one thread and 25–32 ms on two, on the shared two-core machine)."""
-
-
-@contextlib.contextmanager
-def few_threads(n: int):
-    """numba's parallel kernels on the calling thread only, for a batch of n ≤ SMALL_BATCH
-    documents (the answers are the same)."""
-    import numba
-
-    before = numba.get_num_threads()
-    if n <= SMALL_BATCH:
-        numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
-
-
-def _differences(have: RunSettings, given: RunSettings) -> list[str]:
-    """The fields that differ, as "name value (the index has value)"; bands and rows only
-    when one of the two chose them (else they follow from the fields listed)."""
-    tuned = have.auto_tune and given.auto_tune
-    return [
-        f"{name} {getattr(given, name)!r} (the index has {getattr(have, name)!r})"
-        for name in RUN_FIELDS
-        if getattr(have, name) != getattr(given, name)
-        and not (tuned and name in RunSettings.TUNED)
-    ]
 
 
 class Index:
@@ -207,7 +133,7 @@ class Index:
         idx = cls(_folder(path), _PRIVATE)
         if settings is not None:
             given = check_instance(settings, "settings", RunSettings, "a nearsim RunSettings")
-            diff = _differences(idx._run, given.run_settings())
+            diff = settings_differences(idx._run, given.run_settings())
             if diff:
                 raise storage.IndexFolderError(
                     f"the index {str(idx.path)!r} was built with other settings than given: "
@@ -221,7 +147,7 @@ class Index:
 
     def _use(self, manifest: storage.Manifest, segments: list, stamp) -> None:
         try:
-            run = RunSettings(**manifest.settings)
+            run = stored_settings(manifest.settings)
         except (TypeError, ValueError) as exc:
             raise storage.IndexFolderError(
                 f"the index {str(self.path)!r} holds settings this nearsim cannot read ({exc}); "
@@ -402,12 +328,15 @@ class Index:
         texts = check_texts(texts)
         ids = check_ids(ids, len(texts))
         self._refresh()
-        if len(texts) <= quick.QUICK_MAX and quick.supported(self._run):
-            found = self._quick(texts)  # NumPy alone: no numba to load in a fresh process
-        else:
-            found = self._match(self.sign(texts), skip=False, solo=True)
+        found = self._found(texts)
         names = ids if ids is not None else [str(i) for i in range(len(texts))]
         return self._frame(found, names, stored=None)
+
+    def _found(self, texts: list[str]) -> BatchMatches:
+        """Each text alone against the stored documents (checked texts, manifest read)."""
+        if len(texts) <= quick.QUICK_MAX and quick.supported(self._run):
+            return self._quick(texts)  # NumPy alone: no numba to load in a fresh process
+        return self._match(self.sign(texts), skip=False, solo=True)
 
     def _quick(self, texts: list[str]) -> BatchMatches:
         """:meth:`query`'s matches for a few texts, signed and looked up with NumPy alone
@@ -526,9 +455,10 @@ class Index:
         for old in entries[first:]:  # readers that mapped them keep their mapping
             (self.path / old.file).unlink(missing_ok=True)
 
-    def _frame(self, found: BatchMatches, names: list[str], stored) -> pd.DataFrame:
-        import pandas as pd
-
+    def _columns(self, found: BatchMatches, names: list[str], stored) -> dict:
+        """The result's columns (NumPy arrays and lists of str), in :meth:`add`'s order:
+        one line per (row, match), ordered by row then the match, one line per row without
+        a match (match_id "", estimate NaN); ``stored`` only when given."""
         n = len(names)
         k = self._run.num_perm
         matched = np.zeros(n, dtype=bool)
@@ -545,13 +475,47 @@ class Index:
         order = np.argsort(rows, kind="stable")
         out = {
             "row": rows[order].astype(np.int64),
-            "id": pd.Series([names[i] for i in rows[order].tolist()], dtype=str),
-            "match_id": pd.Series(match_id[order].tolist(), dtype=str),
+            "id": [names[i] for i in rows[order].tolist()],
+            "match_id": match_id[order].tolist(),
             "estimate": estimate[order],
         }
         if stored is not None:
             out["stored"] = stored[rows[order]]
+        return out
+
+    def _frame(self, found: BatchMatches, names: list[str], stored) -> pd.DataFrame:
+        import pandas as pd
+
+        out = self._columns(found, names, stored)
+        out["id"] = pd.Series(out["id"], dtype=str)
+        out["match_id"] = pd.Series(out["match_id"], dtype=str)
         return pd.DataFrame(out)
+
+    def matches(self, texts) -> list[list[tuple[str, float]]]:
+        """:meth:`query`'s answer without pandas: each text's matches as (id, estimate).
+
+        For a process that checks a few documents and exits (seed 000's filter): with up
+        to :data:`nearsim.index.quick.QUICK_MAX` texts it loads neither numba nor pandas.
+
+        Parameters
+        ----------
+        texts : list of str, length n
+
+        Returns
+        -------
+        list of n lists of (str, float)
+            Text i's matches: the stored document's id and the MinHash estimate, in order
+            of position in the index (an empty list: no match).
+        """
+        texts = check_texts(texts)
+        self._refresh()
+        found = self._found(texts)
+        out: list[list[tuple[str, float]]] = [[] for _ in texts]
+        names = self._strings(found.position, "id")
+        k = self._run.num_perm
+        for row, name, count in zip(found.row.tolist(), names, found.count.tolist(), strict=True):
+            out[row].append((name, count / k))
+        return out
 
     # -- why a match ---------------------------------------------------------------------
     def explain(self, text: str, match):
