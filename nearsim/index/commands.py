@@ -1,4 +1,4 @@
-"""``nearsim index build | add | query`` and ``nearsim dedup NEW --against DIR``.
+"""``nearsim index build | add | query | compact`` and ``nearsim dedup NEW --against DIR``.
 
 The parsers are added to :mod:`nearsim.cli`'s by :func:`index_parser`; the handlers raise
 :class:`nearsim.cli.UsageError` or ``ValueError`` for anything the user gave that cannot be
@@ -59,6 +59,20 @@ def index_parser(sub, settings_options, run_fields) -> None:
         help="wait this long for another process adding to the index (default: fail at once)",
     )
     _reading(add)
+
+    compact = verbs.add_parser(
+        "compact",
+        help="merge the index's large segments into one (adds may go on meanwhile)",
+    )
+    compact.add_argument("index", metavar="DIR", help="the index folder")
+    compact.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for another compaction or an add (default: fail at once)",
+    )
+    compact.add_argument("--quiet", action="store_true", help="no summary")
 
     query = verbs.add_parser("query", help="the matches of a corpus; nothing is stored")
     query.add_argument("index", metavar="DIR", help="the index folder")
@@ -127,9 +141,29 @@ def _say(quiet: bool, text: str) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    """Run ``nearsim index build | add | query``."""
+    """Run ``nearsim index build | add | query | compact``."""
+    if args.index_command == "compact":
+        return _compact(args)
     _check_inputs(args.inputs)
     return {"build": _build, "add": _add, "query": _query}[args.index_command](args)
+
+
+def _compact(args) -> int:
+    from nearsim.index.core import Index
+
+    if args.wait < 0:
+        from nearsim.cli import UsageError
+
+        raise UsageError(f"--wait {args.wait:g}: accepted: a number of seconds ≥ 0")
+    index = Index.open(args.index)
+    before = index.segment_count
+    rewritten = index.compact(wait=args.wait)
+    _say(
+        args.quiet,
+        f"{args.index}: {before} segments before, {index.segment_count} after; "
+        f"{rewritten:,} documents rewritten; the index holds {len(index):,}.",
+    )
+    return 0
 
 
 def _build(args) -> int:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nearsim.index import quick, storage
+from nearsim.index import segments as segment_rules
 from nearsim.index.batch import (
     Signed,
     check_ids,
@@ -444,7 +445,7 @@ class Index:
         )  # fmt: skip
         entries = list(self._manifest.segments)
         counts = [e.count for e in entries] + [int(rows.shape[0])]
-        first = min(tail_to_merge(counts), len(entries))
+        first = min(tail_to_merge(counts, segment_rules.MERGE_LIMIT), len(entries))
         if first < len(entries):
             arrays = merge_segments([*self._segments[first:], arrays])
             start = entries[first].start
@@ -516,6 +517,29 @@ class Index:
         for row, name, count in zip(found.row.tolist(), names, found.count.tolist(), strict=True):
             out[row].append((name, count / k))
         return out
+
+    def compact(self, *, wait: float = 0.0) -> int:
+        """Merge the index's sealed segments into one, while other processes go on adding.
+
+        An add merges at most ``MERGE_LIMIT`` (16,384) documents, so segments of about
+        that size pile up, one every few dozen adds of 340; each makes later adds and
+        queries a little slower. Run this once in a while (``nearsim index compact``): the
+        merge happens outside the writer lock, which is held only to install the result.
+
+        Parameters
+        ----------
+        wait : float
+            Seconds to wait for another compaction, or for an add to finish when the
+            result is installed; 0: fail at once.
+
+        Returns
+        -------
+        int
+            Documents rewritten (0: nothing to merge).
+        """
+        from nearsim.index.compact import compact
+
+        return compact(self, check_float(wait, "wait", low=0.0))
 
     # -- why a match ---------------------------------------------------------------------
     def explain(self, text: str, match):
