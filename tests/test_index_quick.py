@@ -201,3 +201,19 @@ def test_cli_query_of_a_few_records_writes_what_the_full_path_writes(tmp_path, s
     else:  # the same records (pandas writes "/" as "\\/", the json module as it is)
         lines = out.read_text(encoding="utf-8").splitlines()
         assert [json.loads(x) for x in lines] == [json.loads(x) for x in want.splitlines()]
+
+
+def test_a_long_text_is_signed_in_chunks_as_the_compiled_path_signs_it():
+    rng = np.random.default_rng(8)
+    long = "".join(rng.choice(list("abcdefghij klmnop"), size=30_000).tolist())
+    run = ns.RunSettings()
+    assert len(ns.shingles(long)) > 3 * quick.CHUNK
+    valid, sig, keys = quick.sign([long, "short one"], run)
+    np.testing.assert_array_equal(valid, [True, True])
+    want = sign_batch([long, "short one"], run)
+    np.testing.assert_array_equal(sig, want[1])
+    np.testing.assert_array_equal(keys, want[2])
+    assert quick.worth_it([long], run)
+    assert not quick.worth_it([long] * 7, run)  # 210,000 characters: the compiled way
+    assert not quick.worth_it(["x"] * (quick.QUICK_MAX + 1), run)
+    assert not quick.worth_it(["x"], run.replace(sketch="superminhash"))

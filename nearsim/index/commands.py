@@ -250,7 +250,7 @@ def _few_records(args):
     batches = reader.lists()
     ids, texts = next(batches, ([], []))
     if len(texts) > QUICK_MAX or next(batches, None) is not None:
-        return None
+        return None  # (longer texts than QUICK_CHARS go the compiled way in Index._found)
     return (ids if args.id_field is not None else None), texts, reader.report.summary()
 
 

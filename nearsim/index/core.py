@@ -335,7 +335,7 @@ class Index:
 
     def _found(self, texts: list[str]) -> BatchMatches:
         """Each text alone against the stored documents (checked texts, manifest read)."""
-        if len(texts) <= quick.QUICK_MAX and quick.supported(self._run):
+        if quick.worth_it(texts, self._run):
             return self._quick(texts)  # NumPy alone: no numba to load in a fresh process
         return self._match(self.sign(texts), skip=False, solo=True)
 

@@ -38,7 +38,13 @@ from nearsim.shingling import normalize, shingles
 
 QUICK_MAX = 16
 """Queries of up to this many texts are answered with NumPy alone (one text: 1–2 ms warm,
-as the compiled path; larger batches are faster compiled)."""
+as the compiled path; larger batches are faster compiled) …"""
+
+QUICK_CHARS = 200_000
+"""… and of at most this many characters together (a text's shingles are Python strings
+here: a long one is signed faster by the compiled kernels, even counting their loading)."""
+CHUNK = 4096
+"""Distinct shingles whose k hash values are taken at once (4096 × 128 × 8 bytes = 4 MB)."""
 
 MERSENNE_P = (1 << 31) - 1
 EMPTY = np.uint32(0xFFFFFFFF)
@@ -49,6 +55,12 @@ _M64 = 0xFFFFFFFFFFFFFFFF
 def supported(run: RunSettings) -> bool:
     """Whether :func:`sign` gives the run's signatures (classic MinHash, min_shingles ≤ 1)."""
     return run.sketch == "minhash" and run.min_shingles <= 1
+
+
+def worth_it(texts: list[str], run: RunSettings) -> bool:
+    """Whether a query of ``texts`` goes this way: :func:`supported` settings, at most
+    :data:`QUICK_MAX` texts of at most :data:`QUICK_CHARS` characters together."""
+    return len(texts) <= QUICK_MAX and supported(run) and sum(map(len, texts)) <= QUICK_CHARS
 
 
 # -- MurmurHash3 x86_32 of many byte strings at once -------------------------------------
@@ -195,9 +207,12 @@ def sign(texts: list[str], run: RunSettings) -> tuple[np.ndarray, np.ndarray, np
         items = [s.encode("utf-8") for s in shingles(text, **opts)]
         if not items:
             continue
-        x = murmur3_32_many(items).astype(np.uint64) % np.uint64(MERSENNE_P)
-        values = (a[None, :] * x[:, None] + b[None, :]) % np.uint64(MERSENNE_P)
-        sig[d] = values.min(axis=0).astype(np.uint32)
+        x = np.unique(murmur3_32_many(items)).astype(np.uint64) % np.uint64(MERSENNE_P)
+        mins = np.full(k, MERSENNE_P, dtype=np.uint64)
+        for lo in range(0, x.shape[0], CHUNK):  # (CHUNK, k) values at a time: bounded memory
+            values = (a[None, :] * x[lo : lo + CHUNK, None] + b[None, :]) % np.uint64(MERSENNE_P)
+            np.minimum(mins, values.min(axis=0), out=mins)
+        sig[d] = mins.astype(np.uint32)
     return sig[:, 0] != EMPTY, sig, keys
 
 
@@ -340,4 +355,7 @@ def match_solo(
     )
 
 
-__all__ = ["QUICK_MAX", "band_keys", "match_solo", "murmur3_32_many", "sign", "supported"]
+__all__ = [
+    "QUICK_CHARS", "QUICK_MAX", "band_keys", "match_solo", "murmur3_32_many", "sign",
+    "supported", "worth_it",
+]  # fmt: skip
