@@ -183,3 +183,34 @@ def test_cli_compact(tmp_path, small_limit):
     r = subprocess.run([sys.executable, "-m", "nearsim", "index", "compact", str(tmp_path / "no")],
                        capture_output=True, text=True)  # fmt: skip
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "does not exist" in r.stderr
+
+
+ADDS = """
+import sys
+from nearsim.index import segments
+segments.MERGE_LIMIT = 64
+from nearsim.cli import main
+for _ in range(int(sys.argv[1])):
+    status = main(sys.argv[2:])
+sys.exit(status)
+"""
+
+
+def test_cli_add_suggests_compact_when_segments_pile_up(tmp_path, small_limit):
+    """Adds of 40 with a cap of 64: every add's segment is sealed at once, so 32 adds make
+    32 segments, and the last add says how to merge them."""
+    import json
+
+    texts = texts_of(300, seed=16)[:40]
+    corpus = tmp_path / "new.jsonl"
+    corpus.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
+    ns.Index.create(tmp_path / "i")
+    r = subprocess.run([sys.executable, "-c", ADDS, "31", "index", "add", str(tmp_path / "i"),
+                        str(corpus)], capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "nearsim index compact" not in r.stdout
+    r = subprocess.run([sys.executable, "-c", ADDS, "1", "index", "add", str(tmp_path / "i"),
+                        str(corpus)], capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert ns.Index.open(tmp_path / "i").segment_count == 32
+    assert f"`nearsim index compact {tmp_path / 'i'}` merges the large ones" in r.stdout

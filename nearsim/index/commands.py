@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 
 TABLE_SUFFIXES = (".parquet", ".csv", ".jsonl")
+COMPACT_HINT = 32
+"""From this many segments on, ``nearsim index add`` suggests ``nearsim index compact``."""
 
 
 def index_parser(sub, settings_options, run_fields) -> None:
@@ -219,6 +221,13 @@ def _add(args) -> int:
     )
     if groups is not None and not args.quiet:
         print(group_lines(groups, stored, matched), flush=True)
+    if index.segment_count >= COMPACT_HINT:
+        _say(
+            args.quiet,
+            f"the index has {index.segment_count} segments, each a little work for every add "
+            f"and query: `nearsim index compact {args.index}` merges the large ones (adds may "
+            "go on meanwhile).",
+        )
     return 0
 
 
