@@ -214,3 +214,36 @@ def test_cli_add_suggests_compact_when_segments_pile_up(tmp_path, small_limit):
     assert r.returncode == 0, r.stderr
     assert ns.Index.open(tmp_path / "i").segment_count == 32
     assert f"`nearsim index compact {tmp_path / 'i'}` merges the large ones" in r.stdout
+
+
+def test_a_compaction_waits_for_an_add_in_progress_to_install(tmp_path, small_limit, monkeypatch):
+    """wait=0 fails at once only for another compaction: the result waits for the writer
+    lock, held here for 0.5 s as a long add would, and is installed."""
+    import threading
+
+    from nearsim.index.storage import writer_lock
+
+    texts = texts_of(300, seed=17)
+    idx = ns.Index.create(tmp_path / "i")
+    idx.add(texts[:100])
+    for lo in range(100, 300, 40):
+        idx.add(texts[lo : lo + 40])
+    real = segments.merge_segments
+    held = threading.Event()
+
+    def hold():
+        with writer_lock(tmp_path / "i"):
+            held.set()
+            time.sleep(0.5)
+
+    def merge_then_lock(parts):
+        out = real(parts)
+        threading.Thread(target=hold).start()
+        held.wait(10)
+        return out
+
+    monkeypatch.setattr(segments, "merge_segments", merge_then_lock)
+    t = time.perf_counter()
+    assert idx.compact(wait=0.0) == 300
+    assert time.perf_counter() - t >= 0.4
+    assert idx.segment_count == 1 and len(idx) == 300

@@ -72,7 +72,7 @@ def index_parser(sub, settings_options, run_fields) -> None:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="wait this long for another compaction or an add (default: fail at once)",
+        help="wait this long for another compaction (default: fail at once)",
     )
     compact.add_argument("--quiet", action="store_true", help="no summary")
 

@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from nearsim.index.core import Index
 
 
+INSTALL_WAIT = 60.0
+"""Seconds a compaction waits at least for an add in progress before installing its result
+(an add takes tens of milliseconds; giving up would throw the merge away)."""
+
+
 def compact(index: Index, wait: float = 0.0) -> int:
     """Merge the sealed segments of ``index`` into one; return the documents rewritten
     (0: fewer than two sealed segments, nothing to do).
@@ -36,9 +41,9 @@ def compact(index: Index, wait: float = 0.0) -> int:
     Raises
     ------
     IndexBusyError
-        Another compaction holds the lock after ``wait`` seconds, or an add holds the
-        writer lock after ``wait`` seconds when the merged segment is installed (the
-        work is then dropped; the index is as before).
+        Another compaction holds the lock after ``wait`` seconds, or an add still holds the
+        writer lock after ``max(wait, INSTALL_WAIT)`` seconds when the merged segment is
+        installed (the work is then dropped; the index is as before).
     """
     folder = index.path
     with storage.compact_lock(folder, wait):
@@ -52,7 +57,7 @@ def compact(index: Index, wait: float = 0.0) -> int:
         try:
             size = storage.write_segment(part, arrays)
             del arrays
-            with storage.writer_lock(folder, wait):
+            with storage.writer_lock(folder, max(wait, INSTALL_WAIT)):
                 index._refresh()
                 now = list(index._manifest.segments)
                 if [e.file for e in now[:j]] != [e.file for e in entries[:j]]:
@@ -69,4 +74,4 @@ def compact(index: Index, wait: float = 0.0) -> int:
     return count
 
 
-__all__ = ["compact"]
+__all__ = ["INSTALL_WAIT", "compact"]

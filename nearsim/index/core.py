@@ -529,8 +529,8 @@ class Index:
         Parameters
         ----------
         wait : float
-            Seconds to wait for another compaction, or for an add to finish when the
-            result is installed; 0: fail at once.
+            Seconds to wait for another compaction; 0: fail at once. (Installing the
+            result waits for an add in progress up to ``max(wait, 60)`` seconds.)
 
         Returns
         -------
