@@ -252,6 +252,21 @@ def candidates(stored: Stored, keys_b: np.ndarray, rows: np.ndarray, limit: int)
     A row's bucket in a band holds the stored documents with that band's key; when it
     holds more than ``limit`` − 1 of them (the row makes it more than ``limit``), only its
     first and its latest member count, else all.
+
+    Parameters
+    ----------
+    stored : Stored
+    keys_b : ndarray of uint64, shape (b, n)
+        Every row's band keys (:func:`band_keys`).
+    rows : ndarray of int64, shape (r,)
+        The rows to look up (valid, not exact copies of a stored text).
+    limit : int
+        The index's bucket limit.
+
+    Returns
+    -------
+    (ndarray of int64, ndarray of int64), shape (m,) each
+        The distinct (row, stored position) pairs, sorted by row, then position.
     """
     b = keys_b.shape[0]
     pairs_row, pairs_pos = [], []
