@@ -2,22 +2,25 @@
 
 Run from the repository root after ``pip install -e '.[bench]'``::
 
-    nice -n 10 python -m benchmarks.bench_index                 # 10^6 stored (about 15 min)
-    python -m benchmarks.bench_index --n 100000 --batches 10    # a quick look
+    nice -n 10 python -m benchmarks.bench_index                 # 10^6 stored (about 25 min)
+    nice -n 10 python -m benchmarks.bench_index --quick         # the two speed goals (4 min)
+    python -m benchmarks.bench_index --quick --n 100000 --no-write   # a quick look
 
 Side by side in one run, on the same short news items (``nearsim.io.example._generate``,
 about 35% edited copies of earlier items) and nearsim's default settings (character
 5-grams, k = 128, t = 0.8, 9 bands × 13 rows):
 
-* **nearsim.Index**: build of ``--n`` documents (signing, then the index written); then
-  ``--batches`` adds of 340 documents (seed 000's scan: ~340 posts a minute), each timed
-  as a whole (``Index.add``: signing, matching against everything stored, the segment and
-  the manifest written and fsync-ed); a query of one document in a fresh process (cold:
-  start-up, ``import nearsim``, ``Index.open``, the query; the index's files are in the page
-  cache, as on a server that wrote them) and in a warm one; disk bytes a document. The
-  matches of every add are compared with the batch library's answer on all documents
-  (``candidate_pairs`` with the bucket limit, exact copies, estimate ≥ t: what ``nearsim
-  dedup`` accepts), restricted to pairs with an added document.
+* **nearsim.Index** (``benchmarks/_index_goals.py``, the part ``--quick`` runs alone): build
+  of ``--n`` documents (signing, then the index written); then ``--batches`` adds of 340
+  documents (seed 000's scan: ~340 posts a minute), each timed as a whole (``Index.add``:
+  signing, matching against everything stored, the segment and the manifest written and
+  fsync-ed) with its fsync time and the documents its merge rewrote; a query of one
+  document in a warm process and in fresh ones (the library as a DataFrame and as lists,
+  and ``nearsim index query``; the index's files in the page cache, as on a server that
+  wrote them); ``Index.compact``; disk bytes a document. The matches of every add are
+  compared with the batch library's answer on all documents (``candidate_pairs`` with the
+  bucket limit, exact copies, estimate ≥ t: what ``nearsim dedup`` accepts), restricted to
+  pairs with an added document.
 * **SQLite** (the other storage measured): the same signatures and band keys in a
   ``WITHOUT ROWID`` table keyed (band, key, position) and a signature table, WAL journal,
   ``synchronous=FULL``; an add of 340 as one transaction: the band lookups, the candidates'
@@ -51,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks._index_goals import goals_report, run_goals
 from benchmarks._report import byte_compile, machine, markdown_table, write_section
 
 BATCH = 340
@@ -89,32 +93,6 @@ def stats(times: list[float]) -> dict:
 
 
 # -- nearsim ---------------------------------------------------------------------------------
-COLD = """
-import json, sys, time
-t0 = time.perf_counter()
-import nearsim as ns
-t1 = time.perf_counter()
-idx = ns.Index.open(sys.argv[1])
-t_open = time.perf_counter()
-out = idx.query([sys.argv[2]])
-t2 = time.perf_counter()
-hits = int((out.match_id != "").sum())
-print(json.dumps({"import": t1 - t0, "open": t_open - t1, "open_query": t2 - t1, "matches": hits,
-                  "cpu": time.process_time()}))
-"""
-
-
-def cold_query(folder: Path, text: str, script: str) -> dict:
-    start = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(folder), text],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    got = json.loads(out.stdout)
-    got["process"] = time.perf_counter() - start
-    return got
-
-
 def batch_answer(sig, valid, keys, n_old, s) -> set[tuple[int, int]]:
     """What ``nearsim dedup`` accepts on all documents, the pairs with an added one."""
     import nearsim as ns
@@ -128,83 +106,6 @@ def batch_answer(sig, valid, keys, n_old, s) -> set[tuple[int, int]]:
     cand = cand[ns.estimate_pairs(sig, cand) >= s.threshold]
     links = links[links[:, 1] >= n_old]
     return {(int(a), int(b)) for a, b in np.concatenate([cand, links])}
-
-
-def run_nearsim(work: Path, texts, n_old, batches, signed_all, s) -> tuple[dict, set, list]:
-    import nearsim as ns
-    from nearsim.index.core import Signed
-
-    valid, sig, keys = signed_all
-    rows, out = [], {}
-    folder = work / "nearsim-index"
-    t = time.perf_counter()
-    idx = ns.Index.create(folder, s)
-    idx.add_signed(
-        Signed(valid[:n_old], sig[:n_old], keys[:n_old], [str(i) for i in range(n_old)], None),
-        matches=False,
-    )
-    out["write"] = time.perf_counter() - t
-    out["build_load"] = load()
-    out["bytes"] = idx.disk_bytes()
-    timer, loads, found, merged = Timer(), [], set(), []
-    for k in range(batches):
-        lo = n_old + k * BATCH
-        chunk = texts[lo : lo + BATCH]
-        before = idx.segment_count
-        with timer:
-            got = idx.add(chunk, [str(lo + i) for i in range(len(chunk))])
-        merged.append(idx.segment_count <= before)  # the new segment was merged with others
-        loads.append(os.getloadavg()[0])
-        hit = got[got.match_id != ""]
-        found |= {(int(m), lo + int(r)) for r, m in zip(hit.row, hit.match_id, strict=True)}
-    out["add"], out["add_cpu"] = timer.wall, timer.cpu
-    out["merged"] = merged
-    out["add_load"] = f"{min(loads):.1f}–{max(loads):.1f}"
-    out["segments"] = idx.segment_count
-    probe = texts[n_old + 5].replace("the", "a", 1)
-    warm = []
-    for i in range(200):
-        t = time.perf_counter()
-        idx.query([texts[(i * 7919) % n_old]])
-        warm.append(time.perf_counter() - t)
-    out["warm"] = warm
-    out["warm_load"] = load()
-    out["cold"] = [cold_query(folder, probe, COLD) for _ in range(3)]
-    out["cold_load"] = load()
-    rows.append(out)
-    return out, found, rows
-
-
-def run_merge(work: Path, signed_all, n: int, s) -> str:
-    """The cost of the largest merge an add can trigger: two segments of n / 2 documents
-    each rewritten as one of n (read from the page cache, written and fsync-ed)."""
-    import nearsim as ns
-    from nearsim.index import storage
-    from nearsim.index.core import Signed
-    from nearsim.index.segments import merge_segments
-
-    valid, sig, keys = signed_all
-    half = n // 2
-    idx = ns.Index.create(work / "merge-index", s)
-    idx.add_signed(
-        Signed(valid[:half], sig[:half], keys[:half], [str(i) for i in range(half)], None),
-        matches=False,
-    )
-    seg = idx._segments[0]
-    c, t = time.process_time(), time.perf_counter()
-    arrays = merge_segments([seg, seg])
-    merged_s = time.perf_counter() - t
-    size = storage.write_segment(work / "merged.seg", arrays)
-    wall, cpu, at = time.perf_counter() - t, time.process_time() - c, load()
-    return (
-        "## The persistent index: the largest merge (`bench_index.py --parts merge`)\n\n"
-        f"{machine()}; the machine was shared (load {at}). Two segments of {half:,} documents "
-        f"merged into one of {2 * half:,} ({size / 1e6:,.0f} MB) and written with fsync: "
-        f"{wall:.1f} s wall ({merged_s:.1f} s merging in memory, the rest writing), {cpu:.1f} s "
-        "CPU. This is what the add that triggers such a merge costs on top of its own work: "
-        f"after a build of {half:,} documents, the add that brings the small segments to as "
-        "many documents again (the binary-counter rule)."
-    )
 
 
 # -- SQLite ----------------------------------------------------------------------------------
@@ -389,15 +290,19 @@ def run_rensa(texts, n_old, batches, s) -> tuple[dict, set]:
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=1_000_000, help="documents stored first")
-    p.add_argument("--batches", type=int, default=30, help="adds of 340 documents")
+    p.add_argument("--batches", type=int, default=100, help="adds of 340 documents")
     p.add_argument(
-        "--parts", default="nearsim,sqlite,datasketch,rensa",
-        help="comma-separated; `merge` alone times the largest merge an add can trigger",
-    )
+        "--parts", default="goals,sqlite,datasketch,rensa",
+        help="comma-separated; goals (nearsim.Index) always runs",
+    )  # fmt: skip
+    p.add_argument(
+        "--quick", action="store_true",
+        help="the two speed goals only (adds of 340; a query in a fresh process): --parts goals",
+    )  # fmt: skip
     p.add_argument("--work", default=None, help="a folder for the indexes (default: temporary)")
     p.add_argument("--no-write", action="store_true", help="print, do not write RESULTS.md")
     args = p.parse_args(argv)
-    parts = set(args.parts.split(","))
+    parts = {"goals"} if args.quick else set(args.parts.split(",")) | {"goals"}
     started = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     compiled = byte_compile("nearsim")
 
@@ -418,22 +323,27 @@ def main(argv=None) -> None:
     work = Path(args.work or tempfile.mkdtemp(prefix="bench-index-"))
     work.mkdir(parents=True, exist_ok=True)
     results, peers = {}, {}
-    if parts == {"merge"}:
-        try:
-            write_section("index-merge", run_merge(work, (valid, sig, keys), args.n, s))
-        finally:
-            if args.work is None:
-                shutil.rmtree(work, ignore_errors=True)
-        return
     try:
-        res, found, _ = run_nearsim(work, texts, args.n, args.batches, (valid, sig, keys), s)
-        results["nearsim"] = res
+        found, goals = run_goals(work, texts, args.n, args.batches, (valid, sig, keys), s)
         t = time.perf_counter()
         want = batch_answer(sig, valid, keys, args.n, s)
         check = {"pairs": len(want), "identical": found == want, "seconds": time.perf_counter() - t}
-        same = f"{check['identical']} ({len(found):,} / {len(want):,} pairs)"
-        print(f"nearsim: adds {stats(res['add'])}, as the batch answer: {same}", flush=True)
-        shutil.rmtree(work / "nearsim-index")
+        identical = (
+            f"{'identical to' if check['identical'] else 'NOT the same as'} the batch library's "
+            f"answer on all {total:,} documents restricted to pairs with an added one "
+            f"({len(found):,} found, {len(want):,} expected)"
+        )
+        print(f"nearsim: adds {stats(goals['adds']['wall'])}, {identical}", flush=True)
+        results["nearsim"] = nearsim_row(goals)
+        shutil.rmtree(work / "goals-index")
+        header = f"{machine()}; {compiled} Default settings (character 5-grams, k = " \
+                 f"{s.num_perm}, t = {s.threshold:g}, {s.bands} bands × {s.rows} rows)."
+        section = goals_report(args.n, args.batches, goals["adds"], goals["cold"],
+                               goals["compaction"], identical, started, header)  # fmt: skip
+        if args.no_write:
+            print(section)
+        else:
+            write_section("index-goals", section)
         if "sqlite" in parts:
             ids = [str(i) for i in range(total)]
             results["sqlite"] = run_sqlite(
@@ -455,12 +365,30 @@ def main(argv=None) -> None:
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
+    if len(results) == 1:
+        return
     body = report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found, want,
                   check, peers, valid, keys)  # fmt: skip
     if args.no_write:
         print(body)
     else:
         write_section("index", body)
+
+
+def nearsim_row(goals: dict) -> dict:
+    """nearsim's figures in the peers' table's terms."""
+    adds = goals["adds"]
+    return {
+        "write": goals["build"]["wall"],
+        "build_load": f"{goals['build']['load']:.1f}",
+        "bytes": goals["build"]["bytes"],
+        "add": adds["wall"],
+        "add_cpu": adds["cpu"],
+        "add_load": f"{min(adds['load']):.1f}–{max(adds['load']):.1f}",
+        "warm": [w for w, _ in goals["warm"]],
+        "rewritten": adds["rewritten"],
+        "segments": adds["segments"],
+    }
 
 
 def report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found, want, check,
@@ -506,7 +434,7 @@ def report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found,
     ]  # fmt: skip
     lines.append(markdown_table(rows, cols))
     nr = results["nearsim"]
-    merged = np.asarray(nr["merged"])
+    merged = np.asarray(nr["rewritten"]) > 0
     wall = np.asarray(nr["add"])
     merges = int(merged.sum())
     merge_ms = ms(float(np.median(wall[merged]))) if merges else "—"
@@ -517,11 +445,10 @@ def report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found,
         f"answer on all {n + args.batches * BATCH:,} documents restricted to pairs with an added "
         f"one ({len(found):,} found, {len(want):,} expected). {nr['segments']} segments at the "
         f"end; {merges} of the adds merged segments (median {merge_ms} ms, the others "
-        f"{plain_ms} ms). "
-        f"A cold query's process time is Python's start-up and `import nearsim` "
-        f"({np.median([c['import'] for c in nr['cold']]):.2f} s) plus opening and answering; "
-        "the files were in the page cache. SQLite's adds count storage only (band lookups, "
-        "candidates' signatures read, rows inserted, one fsync-ed transaction), no matching."
+        f"{plain_ms} ms). Queries in a fresh process, fsync and compaction: the section "
+        "above (`--quick`). SQLite's adds count storage only (band lookups, candidates' "
+        "signatures read, rows inserted, one fsync-ed transaction), no matching; its cold "
+        "query, band lookups only."
     )
     copy_rows = set()
     links = __import__("nearsim").copy_pairs(keys, valid)

@@ -427,6 +427,11 @@ TABLE: list[Case] = [
     Case("Index.query", lambda f: f.index.query, lambda f: {"texts": f.texts, "ids": None},
          satisfies(lambda out, kw: isinstance(out, pd.DataFrame)
                    and set(out["row"]) == set(range(len(list(kw["texts"])))))),
+    Case("Index.matches", lambda f: f.index.matches, lambda f: {"texts": f.texts},
+         satisfies(lambda out, kw: isinstance(out, list)
+                   and len(out) == len(list(kw["texts"])))),
+    Case("Index.compact", lambda f: f.index.compact, lambda f: {"wait": 5.0},
+         satisfies(lambda out, kw: out == 0)),
     Case("Index.explain", lambda f: f.index.explain, lambda f: {"text": f.texts[1], "match": 0},
          satisfies(lambda out, kw: 0 <= out.estimate <= 1 and out.band_rows.shape == (4, 4))),
     *[

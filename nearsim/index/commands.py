@@ -1,4 +1,4 @@
-"""``nearsim index build | add | query`` and ``nearsim dedup NEW --against DIR``.
+"""``nearsim index build | add | query | compact`` and ``nearsim dedup NEW --against DIR``.
 
 The parsers are added to :mod:`nearsim.cli`'s by :func:`index_parser`; the handlers raise
 :class:`nearsim.cli.UsageError` or ``ValueError`` for anything the user gave that cannot be
@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 
 TABLE_SUFFIXES = (".parquet", ".csv", ".jsonl")
+COMPACT_HINT = 32
+"""From this many segments on, ``nearsim index add`` suggests ``nearsim index compact``."""
 
 
 def index_parser(sub, settings_options, run_fields) -> None:
@@ -59,6 +61,20 @@ def index_parser(sub, settings_options, run_fields) -> None:
         help="wait this long for another process adding to the index (default: fail at once)",
     )
     _reading(add)
+
+    compact = verbs.add_parser(
+        "compact",
+        help="merge the index's large segments into one (adds may go on meanwhile)",
+    )
+    compact.add_argument("index", metavar="DIR", help="the index folder")
+    compact.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for another compaction (default: fail at once)",
+    )
+    compact.add_argument("--quiet", action="store_true", help="no summary")
 
     query = verbs.add_parser("query", help="the matches of a corpus; nothing is stored")
     query.add_argument("index", metavar="DIR", help="the index folder")
@@ -127,9 +143,29 @@ def _say(quiet: bool, text: str) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    """Run ``nearsim index build | add | query``."""
+    """Run ``nearsim index build | add | query | compact``."""
+    if args.index_command == "compact":
+        return _compact(args)
     _check_inputs(args.inputs)
     return {"build": _build, "add": _add, "query": _query}[args.index_command](args)
+
+
+def _compact(args) -> int:
+    from nearsim.index.core import Index
+
+    if args.wait < 0:
+        from nearsim.cli import UsageError
+
+        raise UsageError(f"--wait {args.wait:g}: accepted: a number of seconds ≥ 0")
+    index = Index.open(args.index)
+    before = index.segment_count
+    rewritten = index.compact(wait=args.wait)
+    _say(
+        args.quiet,
+        f"{args.index}: {before} segments before, {index.segment_count} after; "
+        f"{rewritten:,} documents rewritten; the index holds {len(index):,}.",
+    )
+    return 0
 
 
 def _build(args) -> int:
@@ -185,6 +221,13 @@ def _add(args) -> int:
     )
     if groups is not None and not args.quiet:
         print(group_lines(groups, stored, matched), flush=True)
+    if index.segment_count >= COMPACT_HINT:
+        _say(
+            args.quiet,
+            f"the index has {index.segment_count} segments, each a little work for every add "
+            f"and query: `nearsim index compact {args.index}` merges the large ones (adds may "
+            "go on meanwhile).",
+        )
     return 0
 
 
@@ -203,8 +246,84 @@ def group_lines(groups: list[str], stored, matched) -> str:
     return "\n".join(lines)
 
 
+def _few_records(args):
+    """The input's (ids, texts, report) when it holds at most ``QUICK_MAX`` records (a
+    few documents checked from a script: answered without numba or pandas), else None."""
+    from nearsim.index.quick import QUICK_MAX
+    from nearsim.io.corpora import iter_corpus
+
+    reader = iter_corpus(
+        list(args.inputs), text_field=args.text_field, id_field=args.id_field,
+        on_error=args.on_error, batch_size=QUICK_MAX + 1,
+    )  # fmt: skip
+    batches = reader.lists()
+    ids, texts = next(batches, ([], []))
+    if len(texts) > QUICK_MAX or next(batches, None) is not None:
+        return None  # (longer texts than QUICK_CHARS go the compiled way in Index._found)
+    return (ids if args.id_field is not None else None), texts, reader.report.summary()
+
+
+def write_rows(columns: dict, out: str) -> None:
+    """:func:`write_table` for columns of plain values: CSV and JSON lines with the standard
+    library (the values pandas writes: NaN empty in CSV, null in JSON, floats to 10 digits
+    in JSON; CSV byte for byte), Parquet through pandas."""
+    if out.endswith(".parquet"):
+        import pandas as pd
+
+        write_table(pd.DataFrame(columns), out)
+        return
+    import csv
+    import json
+    import math
+
+    names = list(columns)
+    lines = zip(*(columns[c].tolist() if hasattr(columns[c], "tolist") else columns[c]
+                  for c in names), strict=True)  # fmt: skip
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            if out.endswith(".csv"):
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(names)
+                for line in lines:
+                    w.writerow(["" if isinstance(v, float) and math.isnan(v) else v
+                                for v in line])  # fmt: skip
+            else:
+                for line in lines:
+                    record = {
+                        c: (None if math.isnan(v) else round(v, 10)) if isinstance(v, float) else v
+                        for c, v in zip(names, line, strict=True)
+                    }
+                    f.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _query_few(args, ids, texts, report) -> int:
+    from nearsim.index.core import Index
+
+    index = Index.open(args.index)
+    found = index._found(texts)
+    names = ids if ids is not None else [str(i) for i in range(len(texts))]
+    columns = index._columns(found, names, stored=None)
+    write_rows(columns, args.out)
+    matched = len(set(found.row.tolist()))
+    _say(
+        args.quiet,
+        f"{len(texts):,} documents read, {matched:,} with a match among the index's "
+        f"{len(index):,}; wrote {args.out}. {report}.",
+    )
+    return 0
+
+
 def _query(args) -> int:
     _check_out(args.out)
+    few = _few_records(args)
+    if few is not None:
+        return _query_few(args, *few)
     index, signed, _, report = _open_and_read(args)
     found = index.query_signed(signed)
     names = signed.ids if signed.ids is not None else [str(i) for i in range(signed.n)]

@@ -17,16 +17,21 @@ matching rule: :mod:`nearsim.index.matching`.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nearsim.index import storage
-from nearsim.index.matching import BatchMatches, Stored, match_batch
+from nearsim.index import quick, storage
+from nearsim.index import segments as segment_rules
+from nearsim.index.batch import (
+    Signed,
+    check_ids,
+    few_threads,
+    settings_differences,
+    stored_settings,
+)
 from nearsim.index.segments import (
     VALID,
     decode_strings,
@@ -35,9 +40,9 @@ from nearsim.index.segments import (
     new_segment,
     tail_to_merge,
 )
-from nearsim.settings import RUN_FIELDS, RunSettings, Settings
+from nearsim.index.stored import BatchMatches, Stored
+from nearsim.settings import RunSettings, Settings
 from nearsim.utils.validation import (
-    ArgumentTypeError,
     check_bool,
     check_float,
     check_instance,
@@ -52,84 +57,6 @@ if TYPE_CHECKING:
 BUCKET_LIMIT = 100
 """A bucket of more distinct documents is *hot*: a new document is compared with its first
 member and the one stored just before it (``nearsim dedup``'s ``BUCKET_LIMIT``)."""
-
-
-@dataclass
-class Signed:
-    """A batch of documents signed with the index's settings.
-
-    Attributes
-    ----------
-    valid : ndarray of bool, shape (n,)
-    sig : ndarray of uint32, shape (n, k)
-    keys : ndarray of uint64, shape (n, 2)
-        Copy keys.
-    ids : list of str, or None (each document's position, as str)
-    texts : list of str, or None (kept only by an index that keeps texts)
-    """
-
-    valid: np.ndarray
-    sig: np.ndarray
-    keys: np.ndarray
-    ids: list[str] | None
-    texts: list[str] | None
-
-    @property
-    def n(self) -> int:
-        return int(self.valid.shape[0])
-
-
-def check_ids(ids, n: int, name: str = "ids") -> list[str] | None:
-    """None, or n ids (str; an int is written in decimal), as a list of str."""
-    if ids is None:
-        return None
-    accepted = f"None (each document's position in the index), or {n} ids: str or int"
-    if isinstance(ids, str | bytes) or not hasattr(ids, "__iter__"):
-        raise fail(name, ids, accepted, wrong_type=True)
-    out = list(ids)
-    if len(out) != n:
-        raise ValueError(f"{name} has {len(out):,} ids for {n:,} texts; accepted: {accepted}")
-    for i, v in enumerate(out):
-        if is_int(v):
-            out[i] = str(int(v))
-        elif not isinstance(v, str):
-            raise ArgumentTypeError(
-                f"{name}[{i}] is a {type(v).__name__}, which is not accepted; accepted: {accepted}"
-            )
-    return out
-
-
-SMALL_BATCH = 20_000
-"""Batches up to this size are signed and matched on the calling thread alone: a parallel
-kernel's start-up cost more than its work on a few hundred documents (a batch of 340 was
-signed in 4–7 ms on one thread and 25–32 ms on two, on the shared two-core machine)."""
-
-
-@contextlib.contextmanager
-def few_threads(n: int):
-    """numba's parallel kernels on the calling thread only, for a batch of n ≤ SMALL_BATCH
-    documents (the answers are the same)."""
-    import numba
-
-    before = numba.get_num_threads()
-    if n <= SMALL_BATCH:
-        numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
-
-
-def _differences(have: RunSettings, given: RunSettings) -> list[str]:
-    """The fields that differ, as "name value (the index has value)"; bands and rows only
-    when one of the two chose them (else they follow from the fields listed)."""
-    tuned = have.auto_tune and given.auto_tune
-    return [
-        f"{name} {getattr(given, name)!r} (the index has {getattr(have, name)!r})"
-        for name in RUN_FIELDS
-        if getattr(have, name) != getattr(given, name)
-        and not (tuned and name in RunSettings.TUNED)
-    ]
 
 
 class Index:
@@ -207,7 +134,7 @@ class Index:
         idx = cls(_folder(path), _PRIVATE)
         if settings is not None:
             given = check_instance(settings, "settings", RunSettings, "a nearsim RunSettings")
-            diff = _differences(idx._run, given.run_settings())
+            diff = settings_differences(idx._run, given.run_settings())
             if diff:
                 raise storage.IndexFolderError(
                     f"the index {str(idx.path)!r} was built with other settings than given: "
@@ -221,7 +148,7 @@ class Index:
 
     def _use(self, manifest: storage.Manifest, segments: list, stamp) -> None:
         try:
-            run = RunSettings(**manifest.settings)
+            run = stored_settings(manifest.settings)
         except (TypeError, ValueError) as exc:
             raise storage.IndexFolderError(
                 f"the index {str(self.path)!r} holds settings this nearsim cannot read ({exc}); "
@@ -369,6 +296,8 @@ class Index:
         return Signed(valid, sig, keys, ids, texts if self.keep_texts else None)
 
     def _match(self, signed: Signed, *, skip: bool, solo: bool) -> BatchMatches:
+        from nearsim.index.matching import match_batch
+
         run = self._run
         with few_threads(signed.n):
             return match_batch(
@@ -400,9 +329,25 @@ class Index:
         texts = check_texts(texts)
         ids = check_ids(ids, len(texts))
         self._refresh()
-        found = self._match(self.sign(texts), skip=False, solo=True)
+        found = self._found(texts)
         names = ids if ids is not None else [str(i) for i in range(len(texts))]
         return self._frame(found, names, stored=None)
+
+    def _found(self, texts: list[str]) -> BatchMatches:
+        """Each text alone against the stored documents (checked texts, manifest read)."""
+        if quick.worth_it(texts, self._run):
+            return self._quick(texts)  # NumPy alone: no numba to load in a fresh process
+        return self._match(self.sign(texts), skip=False, solo=True)
+
+    def _quick(self, texts: list[str]) -> BatchMatches:
+        """:meth:`query`'s matches for a few texts, signed and looked up with NumPy alone
+        (:mod:`nearsim.index.quick`; the same answer as the compiled path, tested)."""
+        run = self._run
+        valid, sig, keys = quick.sign(texts, run)
+        return quick.match_solo(
+            self._stored, sig, valid, keys, bands=run.bands, rows=run.rows,
+            threshold=run.threshold, bucket_limit=self.bucket_limit,
+        )  # fmt: skip
 
     def query_signed(self, signed: Signed) -> BatchMatches:
         """:meth:`query` on a signed batch, as arrays (positions, not ids)."""
@@ -500,7 +445,7 @@ class Index:
         )  # fmt: skip
         entries = list(self._manifest.segments)
         counts = [e.count for e in entries] + [int(rows.shape[0])]
-        first = min(tail_to_merge(counts), len(entries))
+        first = min(tail_to_merge(counts, segment_rules.MERGE_LIMIT), len(entries))
         if first < len(entries):
             arrays = merge_segments([*self._segments[first:], arrays])
             start = entries[first].start
@@ -511,9 +456,10 @@ class Index:
         for old in entries[first:]:  # readers that mapped them keep their mapping
             (self.path / old.file).unlink(missing_ok=True)
 
-    def _frame(self, found: BatchMatches, names: list[str], stored) -> pd.DataFrame:
-        import pandas as pd
-
+    def _columns(self, found: BatchMatches, names: list[str], stored) -> dict:
+        """The result's columns (NumPy arrays and lists of str), in :meth:`add`'s order:
+        one line per (row, match), ordered by row then the match, one line per row without
+        a match (match_id "", estimate NaN); ``stored`` only when given."""
         n = len(names)
         k = self._run.num_perm
         matched = np.zeros(n, dtype=bool)
@@ -530,13 +476,70 @@ class Index:
         order = np.argsort(rows, kind="stable")
         out = {
             "row": rows[order].astype(np.int64),
-            "id": pd.Series([names[i] for i in rows[order].tolist()], dtype=str),
-            "match_id": pd.Series(match_id[order].tolist(), dtype=str),
+            "id": [names[i] for i in rows[order].tolist()],
+            "match_id": match_id[order].tolist(),
             "estimate": estimate[order],
         }
         if stored is not None:
             out["stored"] = stored[rows[order]]
+        return out
+
+    def _frame(self, found: BatchMatches, names: list[str], stored) -> pd.DataFrame:
+        import pandas as pd
+
+        out = self._columns(found, names, stored)
+        out["id"] = pd.Series(out["id"], dtype=str)
+        out["match_id"] = pd.Series(out["match_id"], dtype=str)
         return pd.DataFrame(out)
+
+    def matches(self, texts) -> list[list[tuple[str, float]]]:
+        """:meth:`query`'s answer without pandas: each text's matches as (id, estimate).
+
+        For a process that checks a few documents and exits (seed 000's filter): with up
+        to :data:`nearsim.index.quick.QUICK_MAX` texts it loads neither numba nor pandas.
+
+        Parameters
+        ----------
+        texts : list of str, length n
+
+        Returns
+        -------
+        list of n lists of (str, float)
+            Text i's matches: the stored document's id and the MinHash estimate, in order
+            of position in the index (an empty list: no match).
+        """
+        texts = check_texts(texts)
+        self._refresh()
+        found = self._found(texts)
+        out: list[list[tuple[str, float]]] = [[] for _ in texts]
+        names = self._strings(found.position, "id")
+        k = self._run.num_perm
+        for row, name, count in zip(found.row.tolist(), names, found.count.tolist(), strict=True):
+            out[row].append((name, count / k))
+        return out
+
+    def compact(self, *, wait: float = 0.0) -> int:
+        """Merge the index's sealed segments into one, while other processes go on adding.
+
+        An add merges at most ``MERGE_LIMIT`` (16,384) documents, so segments of about
+        that size pile up, one every few dozen adds of 340; each makes later adds and
+        queries a little slower. Run this once in a while (``nearsim index compact``): the
+        merge happens outside the writer lock, which is held only to install the result.
+
+        Parameters
+        ----------
+        wait : float
+            Seconds to wait for another compaction; 0: fail at once. (Installing the
+            result waits for an add in progress up to ``max(wait, 60)`` seconds.)
+
+        Returns
+        -------
+        int
+            Documents rewritten (0: nothing to merge).
+        """
+        from nearsim.index.compact import compact
+
+        return compact(self, check_float(wait, "wait", low=0.0))
 
     # -- why a match ---------------------------------------------------------------------
     def explain(self, text: str, match):

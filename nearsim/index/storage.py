@@ -4,6 +4,7 @@ Layout of an index folder::
 
     index.json        the manifest: format, settings, bucket limit, generation, segments
     write.lock        flock(2) by the one process adding (created with the index)
+    compact.lock      flock(2) by the one process compacting (created when first needed)
     seg-000007.seg    a segment: the documents at positions start … start + count − 1
 
 A **segment** is one file: 8 magic bytes, the length of a JSON header, the header (each
@@ -43,6 +44,9 @@ FORMAT = "nearsim-index"
 VERSION = 1
 MANIFEST = "index.json"
 LOCK = "write.lock"
+COMPACT_LOCK = "compact.lock"
+PART_SUFFIX = ".part"
+"""A compaction's segment while it is written (renamed to ``.seg`` under the writer lock)."""
 SEGMENT_SUFFIX = ".seg"
 _MAGIC = b"NSIXSEG1"
 _ALIGN = 64
@@ -299,32 +303,28 @@ def new_segment_name(generation: int) -> str:
 
 
 def remove_unreferenced(folder: Path, manifest: Manifest) -> None:
-    """Delete segment and temporary files the manifest does not name (writer only)."""
+    """Delete segment and temporary files the manifest does not name, and a killed
+    compaction's part file (writer only)."""
     named = {s.file for s in manifest.segments}
+    parts = []
     for p in folder.iterdir():
         stale = p.suffix == SEGMENT_SUFFIX and p.name not in named
         if stale or p.name.startswith(f".{MANIFEST}.tmp-"):
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
+        elif p.name.endswith(PART_SUFFIX):
+            parts.append(p)
+    if parts:  # a killed compaction's, unless one is running
+        with contextlib.suppress(IndexBusyError), compact_lock(folder):
+            for p in parts:
+                p.unlink(missing_ok=True)
 
 
 # -- the writer lock ---------------------------------------------------------------------
 @contextlib.contextmanager
-def writer_lock(folder: Path, wait: float = 0.0):
-    """Hold the index's writer lock for the block.
-
-    Parameters
-    ----------
-    folder : Path
-    wait : float
-        Seconds to wait for another writer to finish; 0: fail at once.
-
-    Raises
-    ------
-    IndexBusyError
-        The lock is still held after ``wait`` seconds.
-    """
-    path = folder / LOCK
+def _flock(folder: Path, name: str, wait: float, busy: str):
+    """Hold ``flock`` on ``folder / name`` for the block, waiting up to ``wait`` seconds."""
+    path = folder / name
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + wait
@@ -337,15 +337,37 @@ def writer_lock(folder: Path, wait: float = 0.0):
                     holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
                     who = f" (process {holder})" if holder.isdigit() else ""
                     raise IndexBusyError(
-                        f"the index {str(folder)!r} is being added to by another process"
-                        f"{who}; accepted: one writer at a time — wait for it to finish, or "
-                        "let this one wait (wait=SECONDS, --wait SECONDS)"
+                        f"the index {str(folder)!r} is being {busy} by another process"
+                        f"{who}; accepted: one at a time — wait for it to finish, or let this "
+                        "one wait (wait=SECONDS, --wait SECONDS)"
                     ) from None
                 time.sleep(0.02)
         os.pwrite(fd, f"{os.getpid():<20}".encode("ascii"), 0)  # who holds it, for a message
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def writer_lock(folder: Path, wait: float = 0.0):
+    """Hold the index's writer lock for the block (``with writer_lock(folder):``).
+
+    Parameters
+    ----------
+    folder : Path
+    wait : float
+        Seconds to wait for another writer to finish; 0: fail at once.
+
+    Raises
+    ------
+    IndexBusyError
+        The lock is still held after ``wait`` seconds.
+    """
+    return _flock(folder, LOCK, wait, "added to")
+
+
+def compact_lock(folder: Path, wait: float = 0.0):
+    """Hold the index's compaction lock (one compaction at a time; adds do not take it)."""
+    return _flock(folder, COMPACT_LOCK, wait, "compacted")
 
 
 def map_segments(folder: Path, entries, cache: dict) -> list[dict]:
