@@ -232,7 +232,7 @@ def _add(args) -> int:
 
 
 def group_lines(groups: list[str], stored, matched) -> str:
-    """Fetched against stored per group, as a plain table (seed 000's log line)."""
+    """Fetched against stored per group, as a plain table (a job board's log line)."""
     import numpy as np
 
     values, inverse = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)

@@ -373,7 +373,7 @@ class Index:
             Each document's id (an int is written in decimal); default: its position in the
             index, as str.
         skip_duplicates : bool
-            Store only the documents with no match (seed 000's filter in front of a
+            Store only the documents with no match (a job board's filter in front of a
             database: of two copies in one call, the second is not stored).
         wait : float
             Seconds to wait when another process is adding to the index; 0: fail at once.
@@ -495,7 +495,7 @@ class Index:
     def matches(self, texts) -> list[list[tuple[str, float]]]:
         """:meth:`query`'s answer without pandas: each text's matches as (id, estimate).
 
-        For a process that checks a few documents and exits (seed 000's filter): with up
+        For a process that checks a few documents and exits (a job board's filter): with up
         to :data:`nearsim.index.quick.QUICK_MAX` texts it loads neither numba nor pandas.
 
         Parameters
