@@ -159,7 +159,7 @@ register(
               "Exact pairs with J ≥ 0.5"),
         Stage("removal", removal_stage, ("low_pairs", "valid"), (),
               "Clusters at every threshold"),
-        Stage("label_pool", label_pool_stage, ("tokens", "valid", "low_pairs", "sample"),
+        Stage("label_pool", label_pool_stage, ("tokens", "valid", "sample"),
               ("threshold",),
               "Exact pairs near t to label", True),
         Stage("label_draw", label_draw_stage, ("label_pool",), ("threshold",),
