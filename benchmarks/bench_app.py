@@ -164,6 +164,7 @@ class StageClock:
         return timed
 
     def install(self) -> None:
+        import nearsim.explore  # noqa: F401 - registers the explorer's stages: timed too
         from nearsim import pipeline
 
         for name, stage in list(pipeline.STAGES.items()):
