@@ -561,6 +561,9 @@ def _distinct_text_shingles(buf, doc_offsets, whole, word, k, out_offsets, start
         sizes[d] = pos - out_offsets[d]
 
 
+_BATCH_SHINGLES = 1 << 22
+
+
 def text_shingles(
     texts: Iterable[str],
     *,
@@ -595,18 +598,40 @@ def text_shingles(
         collapse_whitespace=collapse_whitespace,
     )
     word = ft.kind == "word"
+    n = ft.doc_offsets.shape[0] - 1
     counts = _count_text_shingles(ft.buf, ft.doc_offsets, ft.whole, word, ft.k)
-    cap = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts, out=cap[1:])
-    starts = np.empty(int(cap[-1]), dtype=np.int64)
-    ends = np.empty(int(cap[-1]), dtype=np.int64)
-    sizes = np.empty(counts.shape[0], dtype=np.int64)
-    _distinct_text_shingles(ft.buf, ft.doc_offsets, ft.whole, word, ft.k, cap, starts, ends, sizes)
-    offsets = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    # Batches of documents with about _BATCH_SHINGLES shingles, whose spans (before
+    # dropping repeats) go to scratch reused from batch to batch: one buffer for all of
+    # them was 16 bytes per shingle of the corpus written once (1.4 GB on 92 MB of
+    # manual pages), and its page faults cost more than cutting the shingles.
+    cum = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=cum[1:])
+    bounds = np.unique(
+        np.concatenate([[0], np.searchsorted(cum, np.arange(1, cum[-1] // _BATCH_SHINGLES + 1)
+                                             * _BATCH_SHINGLES), [n]])
+    )  # fmt: skip
+    scratch = np.empty(2 * int(np.max(np.diff(cum[bounds]), initial=0)), dtype=np.int64)
+    sizes = np.empty(n, dtype=np.int64)
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        cap = cum[lo : hi + 1] - cum[lo]
+        room = int(cap[-1])
+        starts, ends = scratch[:room], scratch[room : 2 * room]
+        _distinct_text_shingles(
+            ft.buf, ft.doc_offsets[lo : hi + 1], ft.whole[lo:hi], word, ft.k, cap, starts, ends,
+            sizes[lo:hi],
+        )  # fmt: skip
+        offsets = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(sizes[lo:hi], out=offsets[1:])
+        # each document's distinct spans, from cap[d] (room for all its shingles) packed
+        parts.append(tuple(pack_segments(x, cap[:-1], offsets) for x in (starts, ends)))
+    offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    # each document's distinct spans, from cap[d] (room for all its shingles) packed
-    packed = [pack_segments(spans, cap[:-1], offsets) for spans in (starts, ends)]
-    return FlatShingles(ft.buf, *packed, offsets)
+    if not parts:
+        return FlatShingles(ft.buf, np.empty(0, np.int64), np.empty(0, np.int64), offsets)
+    starts = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
+    ends = parts[0][1] if len(parts) == 1 else np.concatenate([p[1] for p in parts])
+    return FlatShingles(ft.buf, starts, ends, offsets)
 
 
 def decode(flat: FlatShingles, doc: int) -> list[str]:

@@ -196,11 +196,17 @@ def exact_stage(settings: Settings, exact_floor: pd.DataFrame) -> pd.DataFrame:
     return exact_floor[keep].reset_index(drop=True)
 
 
+SAMPLE_MAX_LISTED = 200_000
+"""The similarity sample lists at most about this many pairs in full (its floor rises from
+0.5 when more pairs than this are that similar; see ``similarity_sample``'s
+``max_listed``): listing 1.3 million pairs of long documents took 13 CPU seconds."""
+
+
 def sample_stage(settings: Settings, tokens: TokenSets, valid: np.ndarray) -> pd.DataFrame:
     """Exact similarities across the whole range, each row with the corpus pairs it stands
     for (the measured-rate chart's pairs and the corpus-aware tuner's input). It does not
     depend on the threshold."""
-    return similarity_sample(tokens, valid=valid, seed=0)
+    return similarity_sample(tokens, valid=valid, seed=0, max_listed=SAMPLE_MAX_LISTED)
 
 
 def similarities_stage(settings: Settings, sample: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -75,3 +75,25 @@ def test_reset_to_defaults_restores_every_setting_but_the_documents():
     for name in FIELD_SPECS:
         assert at.session_state[name] == getattr(default, name), name
     assert not at.exception
+
+
+@pytest.mark.parametrize(("minimum", "said"), [(0, None), (1, None), (40, "40")])
+def test_documents_page_says_the_minimum_its_widget_shows(minimum, said):
+    """With the minimum at 0 (the default) or 1 only a document without shingles gets no
+    signature: the page must not speak of a minimum of 1 while its widget reads 0."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["n_docs"] = "300"
+    at.query_params["min_shingles"] = str(minimum)
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="min_shingles").value == minimum
+    words = [m.label for m in at.metric] + [c.value for c in at.caption]
+    words += [s.value for s in at.subheader]
+    text = " ".join(words)
+    if said is None:
+        assert "below the minimum" not in text and "minimum (1)" not in text, text
+        assert any("without shingles" in w for w in words), words
+    else:
+        assert f"fewer than {said} shingles" in text, text

@@ -229,7 +229,8 @@ TABLE: list[Case] = [
     Case("TokenSets.verification", lambda f: f.tokens.verification,
          lambda f: {"fbits": None, "hbits": None}, nothing),
     Case("similarity_sample", fn("similarity_sample"), lambda f: {"sets": f.sets, "seed": 0,
-         "floor": 0.5, "all_pairs_limit": 2500, "sample_size": 1000, "valid": None},
+         "floor": 0.5, "all_pairs_limit": 2500, "sample_size": 1000, "valid": None,
+         "max_listed": None},
          frame_of({"i": "i", "j": "i", "jaccard": "f", "sampled": "b", "weight": "f"}),
          also=PAIRED),
     # -- SimHash ----------------------------------------------------------------------------

@@ -46,6 +46,19 @@ def test_text_shingles_property(texts, k, word):
     assert [decode(flat, d) for d in range(len(texts))] == [ns.shingles(t, **opts) for t in texts]
 
 
+@pytest.mark.parametrize("batch", [1, 7, 40])
+def test_text_shingles_in_batches_equal_python_shingles(monkeypatch, batch):
+    """Documents are cut in batches of about _BATCH_SHINGLES shingles (scratch reused):
+    batches of one shingle, of a few documents and of all give the same spans."""
+    import nearsim.hashing as hashing
+
+    texts = [*TEXTS, "", "a", *(t * 3 for t in TEXTS)]
+    monkeypatch.setattr(hashing, "_BATCH_SHINGLES", batch)
+    flat = text_shingles(texts, k=3)
+    assert [decode(flat, d) for d in range(len(texts))] == [ns.shingles(t, k=3) for t in texts]
+    assert flat.starts.shape == flat.ends.shape == (flat.doc_offsets[-1],)
+
+
 def test_signatures_from_cut_shingles_equal_signatures_from_lists():
     mh = ns.MinHasher(32, seed=9)
     lists = [ns.shingles(t) for t in TEXTS]

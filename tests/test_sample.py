@@ -12,7 +12,13 @@ from support import jaccard
 
 import nearsim as ns
 from nearsim.join.exact import exact_pairs
-from nearsim.join.sample import BAND_WIDTH, N_BANDS, similarity_band, similarity_sample
+from nearsim.join.sample import (
+    BAND_WIDTH,
+    MIN_BAND_ROWS,
+    N_BANDS,
+    similarity_band,
+    similarity_sample,
+)
 from nearsim.join.tokens import TokenSets
 
 
@@ -234,3 +240,59 @@ def test_sample_with_too_few_documents():
 def test_similarity_band_edges():
     j = np.array([0.0, 0.049, 0.05, 7 / 20, 0.35, 0.3499, 0.5, 0.99, 1.0])
     assert similarity_band(j).tolist() == [0, 0, 1, 7, 7, 6, 10, 19, 19]
+
+
+def templated(n_family: int, n_other: int, seed: int = 3) -> list[list[str]]:
+    """A templated family (each member keeps a random 46 to 56 of one template's 60
+    shingles and adds its own up to 60: pairs of members from J of about 0.4 to 0.9)
+    among unrelated documents, as manual pages of one generator among other text."""
+    rng = random.Random(seed)
+    template = [f"t{k}" for k in range(60)]
+    sets = []
+    for d in range(n_family):
+        keep = rng.randint(46, 56)
+        sets.append(rng.sample(template, keep) + [f"own{d}-{k}" for k in range(60 - keep)])
+    sets += [[f"x{d}-{k}" for k in range(20)] for d in range(n_other)]
+    rng.shuffle(sets)
+    return sets
+
+
+def test_max_listed_raises_the_floor_over_dense_bands_and_loses_no_pair():
+    """With every pair drawn (weights 1), a raised floor moves pairs from the listed part
+    to the sampled part and changes nothing else; each band left to the sample holds at
+    least MIN_BAND_ROWS drawn pairs, and the floor stops where the listed pairs fit."""
+    sets = templated(160, 140)
+    kw = {"all_pairs_limit": 10, "sample_size": 10**6}
+    plain = similarity_sample(sets, **kw)
+    raised = similarity_sample(sets, max_listed=1000, **kw)
+    assert plain.attrs["floor"] == 0.5
+    floor = raised.attrs["floor"]
+    assert floor > 0.5
+    pd.testing.assert_frame_equal(raised[["i", "j", "jaccard"]], plain[["i", "j", "jaccard"]])
+    assert (raised["weight"] == 1.0).all()
+    listed = raised.loc[~raised["sampled"], "jaccard"].to_numpy()
+    sampled = raised.loc[raised["sampled"], "jaccard"].to_numpy()
+    assert (listed >= floor).all() and (sampled < floor).all()
+    per_band = np.bincount(similarity_band(sampled), minlength=N_BANDS)
+    left = range(round(0.5 * N_BANDS), round(floor * N_BANDS))
+    assert all(per_band[b] >= MIN_BAND_ROWS for b in left), per_band
+    top = round(floor * N_BANDS)
+    assert listed.size <= 1000 or per_band_all(plain)[top] < MIN_BAND_ROWS
+
+
+def per_band_all(df: pd.DataFrame) -> np.ndarray:
+    return np.bincount(similarity_band(df["jaccard"].to_numpy()), minlength=N_BANDS)
+
+
+def test_max_listed_keeps_the_floor_where_pairs_are_few_or_bands_thin():
+    sets = templated(160, 140)
+    kw = {"all_pairs_limit": 10, "sample_size": 10**6}
+    plain = similarity_sample(sets, **kw)
+    roomy = similarity_sample(sets, max_listed=10**6, **kw)
+    pd.testing.assert_frame_equal(roomy, plain)
+    assert roomy.attrs == plain.attrs
+    # drawing 2,000 of the 44,850 pairs, no band holds MIN_BAND_ROWS of them: floor stays
+    thin = similarity_sample(sets, max_listed=0, all_pairs_limit=10, sample_size=2000)
+    assert thin.attrs["floor"] == 0.5
+    with pytest.raises(ValueError, match="max_listed=-1 is not accepted"):
+        similarity_sample(sets, max_listed=-1, **kw)

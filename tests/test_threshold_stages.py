@@ -74,16 +74,17 @@ def test_label_pool_holds_every_pair_of_the_window(corpus, t):
     assert pool.attrs["complete_from"] == low
 
 
-@pytest.mark.parametrize("t", [0.8, 0.6, 0.4])
-def test_label_pool_above_the_all_pairs_limit(corpus, t):
+@pytest.mark.parametrize(("t", "floor"), [(0.8, 0.5), (0.8, 0.7), (0.6, 0.5), (0.4, 0.5)])
+def test_label_pool_above_the_all_pairs_limit(corpus, t, floor):
     """Many documents (a sampled sample): bands from max(low, 0.3) up are complete — from
-    low_pairs when the window starts at 0.5 or above, else from a join — and the bands
+    a join at the window's low end when it is 0.5 or above — and the bands
     below are the sample's rows there."""
     run = runner(corpus, threshold=t)
     tokens, valid = run.get("tokens"), run.get("valid")
-    sample = similarity_sample(tokens, valid=valid, all_pairs_limit=0, sample_size=20_000)
-    low_pairs = tp.low_pairs_stage(run.settings, tokens, valid, sample)
-    pool = tp.label_pool_stage(run.settings, tokens, valid, low_pairs, sample)
+    sample = similarity_sample(
+        tokens, valid=valid, all_pairs_limit=0, sample_size=20_000, floor=floor
+    )  # a floor of 0.7 (raised over dense bands) lists less than t = 0.8's window
+    pool = tp.label_pool_stage(run.settings, tokens, valid, sample)
     low, high = label_window(t, tp.LABEL_SIDE)
     join_low = max(low, tp.LABEL_JOIN_FLOOR)
     exact = ns.exact_pairs(tokens, join_low, valid=valid)

@@ -2,10 +2,11 @@
 threshold, and the pairs near t to label (registered in :data:`nearsim.pipeline.STAGES`).
 
 ``low_pairs`` reads the similarity sample's complete part (every pair from its floor of
-0.5 up), so no join runs again; ``removal`` is :func:`nearsim.explore.removal.removal_curve` on
-it for every threshold from 0.50 to 0.99, and depends on no threshold; ``label_pool``
-holds the pairs with J in t ± 0.2 (complete bands, and on many documents the sample's
-uniform share below :data:`LABEL_JOIN_FLOOR`); ``label_draw`` draws from it in rounds
+0.5 up; a join at 0.5 when the sample's floor rose over dense bands); ``removal`` is
+:func:`nearsim.explore.removal.removal_curve` on it for every threshold from 0.50 to 0.99,
+and depends on no threshold; ``label_pool`` holds the pairs with J in t ± 0.2 (complete
+bands, and on many documents the sample's uniform share below :data:`LABEL_JOIN_FLOOR`);
+``label_draw`` draws from it in rounds
 (:func:`nearsim.explore.labels.draw_label_rounds`). Each is ``f(settings, **inputs)``.
 """
 
@@ -71,19 +72,18 @@ def _in_window(frame: pd.DataFrame, low: float, high: float) -> pd.DataFrame:
 
 
 def label_pool_stage(
-    settings: Settings,
-    tokens: TokenSets,
-    valid: np.ndarray,
-    low_pairs: pd.DataFrame,
-    sample: pd.DataFrame,
+    settings: Settings, tokens: TokenSets, valid: np.ndarray, sample: pd.DataFrame
 ) -> pd.DataFrame:
     """The pairs to draw labels from: those with J in t ± 0.2 (:func:`label_window`).
 
-    Every pair of the window when the documents are few (the sample lists every pair) or
-    t ≥ 0.7 (``low_pairs``); otherwise an exact join at the window's lowest similarity,
-    but not below :data:`LABEL_JOIN_FLOOR`, with the similarity sample's pairs below
-    that. Each 0.05 band is then either complete or a uniform sample of its pairs, so a
-    draw within a band is uniform either way.
+    Every pair of the window when the documents are few (the sample lists every pair),
+    when the sample lists every pair of the window (its floor at or below the window's
+    low end) or t ≥ 0.7 (an exact join at the window's low end: on long documents the
+    join at 0.5 that ``low_pairs`` holds costs twice the join at 0.6, and the Threshold
+    view's first tab needs only this pool); otherwise an exact join at the window's
+    lowest similarity, but not below :data:`LABEL_JOIN_FLOOR`, with the similarity
+    sample's pairs below that. Each 0.05 band is then either complete or a uniform
+    sample of its pairs, so a draw within a band is uniform either way.
 
     Returns
     -------
@@ -97,8 +97,11 @@ def label_pool_stage(
     mode, floor = sample.attrs.get("mode"), sample.attrs.get("floor")
     if mode == "all":
         parts, complete = [_in_window(sample, low, high)], 0.0
+    elif floor is not None and low >= floor:
+        listed = sample[~sample["sampled"].to_numpy(bool)]
+        parts, complete = [_in_window(listed, low, high)], low
     elif low >= LOW_JOIN:
-        parts, complete = [_in_window(low_pairs, low, high)], low
+        parts, complete = [_in_window(exact_pairs(tokens, low, valid=valid), low, high)], low
     else:
         join_low = max(low, LABEL_JOIN_FLOOR)
         joined = _in_window(exact_pairs(tokens, join_low, valid=valid), low, high)

@@ -75,7 +75,8 @@ def _stacked_bins(
 
 
 def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
-    """Distribution of distinct shingles per document, documents below the minimum marked.
+    """Distribution of distinct shingles per document, those left without a signature
+    (fewer than ``max(min_shingles, 1)``) marked.
 
     The counts are binned here (at most 40 bins), so the chart carries a few dozen rows
     whatever the number of documents.
@@ -85,7 +86,7 @@ def shingle_histogram(counts: np.ndarray, min_shingles: int) -> alt.Chart:
     hi = int(counts.max(initial=0)) + 1
     width = max(1, -(-hi // 40))
     edges = np.arange(0, hi + width, width)
-    groups = (("gets a signature", counts >= floor), ("below the minimum", counts < floor))
+    groups = (("gets a signature", counts >= floor), ("no signature", counts < floor))
     tooltip = [
         alt.Tooltip("lo:Q", title="from"),
         alt.Tooltip("hi:Q", title="to (excl.)"),

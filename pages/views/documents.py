@@ -167,7 +167,14 @@ st.caption(md(docs.summary))
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Documents", f"{docs.n:,}")
 c2.metric("Median shingles per document", f"{np.median(counts):,.0f}")
-c3.metric("Documents below the minimum", f"{int(below.sum()):,}")
+# a minimum of 0 or 1 leaves out only documents without shingles: say that, not "1"
+minimum = settings.min_shingles
+left_out = (
+    f"Documents with fewer than {minimum} shingles"
+    if minimum > 1
+    else ("Documents without shingles")
+)
+c3.metric(left_out, f"{int(below.sum()):,}")
 if docs.parent is not None:
     c4.metric("Edited copies (Example)", f"{int((docs.parent >= 0).sum()):,}")
 else:
@@ -177,12 +184,13 @@ st.subheader("Shingles per document")
 drawing.chart(charts.shingle_histogram, counts, settings.min_shingles)
 kind = "character" if settings.shingle_kind == "char" else "word"
 st.caption(
-    f"Distinct {kind} {settings.shingle_k}-grams per document. Documents below the minimum "
-    f"({max(settings.min_shingles, 1)}) get no signature and are left out of every pair."
+    f"Distinct {kind} {settings.shingle_k}-grams per document. {left_out} get no "
+    "signature and are left out of every pair"
+    + ("." if minimum > 1 else "; raise Minimum shingles to leave out short ones too.")
 )
 
 if below.any():
-    st.subheader("Documents below the minimum")
+    st.subheader(left_out)
     idx = np.flatnonzero(below)[:200]
     st.dataframe(
         pd.DataFrame(

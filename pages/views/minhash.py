@@ -313,7 +313,8 @@ def sketches_tab() -> None:
         col.metric(
             f"{name}: signing",
             f"{by[name].seconds:.2f} s",
-            help="Wall time to sign every document from its text (best of two).",
+            help="Wall time to sign every document from its text (the best of two timings "
+            "on up to 8 MB of your documents, scaled to all of them).",
         )
     for col, name in zip(m[2:], ("MinHash", "SuperMinHash"), strict=True):
         col.metric(

@@ -11,6 +11,7 @@ import streamlit as st
 from nearsim_app.explorer import charts_teach, drawing, launch, pair_view, state
 from nearsim_app.explorer.safe_text import md
 
+from nearsim.join.exact import pair_jaccard
 from nearsim.run.signing import sign_batch
 from nearsim.shingling import shingles as shingles_of
 
@@ -86,7 +87,11 @@ def against_loaded() -> None:
     usable = others & valid & q_valid
     candidate = usable & (bands > 0)
     match = candidate & (estimate >= t)
-    exact = jaccard_to(mine, (set(sh.shingles_of(i)) for i in range(docs.n)))
+    if me is None:
+        exact = jaccard_to(mine, (set(sh.shingles_of(i)) for i in range(docs.n)))
+    else:  # the interned tokens the other pages share: no Python string per shingle
+        every = np.stack([np.full(docs.n, me, np.int64), np.arange(docs.n)], axis=1)
+        exact = pair_jaccard(run.get("tokens"), every)
     true = usable & (exact >= t)
     missed = true & ~candidate
     if not q_valid:
