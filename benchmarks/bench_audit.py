@@ -92,6 +92,20 @@ def _iv(iv: dict) -> str:
             f"(width {iv['high'] - iv['low']:.3f})")  # fmt: skip
 
 
+def _stages(res: dict, run_cpu: float) -> str:
+    """The audit's CPU seconds by stage of its pass, and reading + normalising against the
+    run's whole CPU time (what any audit that reads every document pays)."""
+    cpu = res.get("cpu_seconds")
+    if not cpu:
+        return ""
+    parts = ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+    floor = cpu["read"] + cpu["normalise"]
+    return (
+        f"\n  - the audit's CPU seconds by stage: {parts}; reading and normalising alone: "
+        f"{floor:.1f} s = {floor / run_cpu:.2f} of the run's CPU time"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", default="/tmp/bench-audit")
@@ -131,7 +145,9 @@ def main() -> None:
             f"pairs around {res['recall']['anchors']:,} anchors; {res['sample']['pairs']:,} "
             f"pairs verified; {res['sample'].get('hashed', 0):,} documents given sorted hash "
             f"sets ({res['sample'].get('hashed', 0) / res['removed']['documents']:.1%}). "
-            f"Alarms: {len(res['alarms'])}" + ("".join(f"\n  - {a}" for a in res["alarms"][:6]))
+            f"Alarms: {len(res['alarms'])}"
+            + "".join(f"\n  - {a}" for a in res["alarms"][:6])
+            + _stages(res, job["run"]["cpu"])
         )
     body = (
         "## nearsim audit against the run it audits (bench_audit)\n\n"

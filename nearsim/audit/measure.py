@@ -33,6 +33,7 @@ its kept document, giving each cluster's least similar member.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from numba import njit
@@ -53,6 +54,11 @@ LARGEST = 20
 """Clusters read whole for their least similar member."""
 SHOWN_TEXT = 2_000
 """Characters of a document kept for the report's side-by-side."""
+STAGES = ("read", "normalise", "first look", "hash sets", "scan", "precision")
+"""The pass's stages, each with the CPU seconds it took (``cpu_seconds``): reading the
+corpus, normalising the texts, the first look (:mod:`nearsim.audit.prefilter`), the
+sorted hash sets (pilot, anchors, flagged documents), the exact scan, and the precision
+sample and largest clusters against their kept documents."""
 
 
 @njit(cache=True)
@@ -174,7 +180,16 @@ def audit_labels(
     least = {int(c): (1.0, int(c), "") for c in big.tolist()}  # cluster: (J, row, text)
     fields: dict[str, list[str]] = {}
     start = scanned = 0
+    cpu = dict.fromkeys(STAGES, 0.0)
+    last = [time.process_time()]
+
+    def lap(stage: str) -> None:
+        now = time.process_time()
+        cpu[stage] += now - last[0]
+        last[0] = now
+
     for _ids, texts, extra in batches:
+        lap("read")
         b = len(texts)
         rows = rows_all[start : start + b]
         if rows.shape[0] != b:
@@ -186,6 +201,7 @@ def audit_labels(
             fields.setdefault(name, []).extend(values)
         flat = flatten_texts(texts, **shingle_options)
         lab = labels[rows]
+        lap("normalise")
         if scan.pilot is None:  # the first batch fixes the scan's order of the hashes
             scan.set_pilot(flat_tokens(flat)[0])
         # the batch's anchors first (documents after them in the batch pair with them)
@@ -197,12 +213,17 @@ def audit_labels(
         # hash sets only for the documents something needs: those that can pair with an
         # anchor (nearsim.audit.prefilter), the precision sample, the kept documents
         wanted = needed[rows] | is_prec[rows] | member_of_big[rows]
-        sel = np.flatnonzero(flag_documents(scan, flat, rows) | wanted)
+        lap("hash sets")
+        flagged = flag_documents(scan, flat, rows)
+        lap("first look")
+        sel = np.flatnonzero(flagged | wanted)
         tok, off = flat_tokens(flat, sel)
+        lap("hash sets")
         at = np.full(b, -1, dtype=np.int64)
         at[sel] = np.arange(sel.shape[0])
         scan.probe(tok, off, rows[sel], lab[sel], np.zeros(sel.shape[0], dtype=bool))
         scanned += sel.shape[0]
+        lap("scan")
         for d in np.flatnonzero(needed[rows]).tolist():
             row = start + d
             kept_tok[row] = tok[off[at[d]] : off[at[d] + 1]].copy()
@@ -229,6 +250,7 @@ def audit_labels(
         start += b
         if progress is not None:
             progress(start)
+        lap("precision")
     if start != n:
         raise ValueError(
             f"the corpus has {start:,} documents and the run {n:,}; accepted: the corpus the "
@@ -292,6 +314,7 @@ def audit_labels(
         "missed": missed,
         "worst_removed": worst_removed,
         "fields": fields,
+        "cpu_seconds": {k: round(v, 3) for k, v in cpu.items()},
         "sample": {
             "pairs": pairs_checked,
             "documents": int(np.count_nonzero(anchors | is_prec)),
