@@ -7,7 +7,10 @@ needs no sort. For each document x it
 1. hashes x's shingles and keeps the distinct hashes (a small hash set, no sort);
 2. applies the scan's own filters, which are exact: the prefix filter (x's rarest
    ``|x| − α_x + 1`` hashes in the scan's order, against the index of the anchors'
-   prefixes), then the size filter;
+   prefixes), then the size filter, then the positional filter (PPJoin, Xiao et al.
+   2008): x's prefix is taken in the order, so the first hash x shares with a class c is
+   their first shared hash, and the overlap is at most the hashes at or after it on either
+   side, ``min(|x| − i, |c| − j)`` with i and j the hashes strictly before it;
 3. for each candidate anchor class c, counts x's hashes that c's Bloom filter holds
    (:meth:`nearsim.audit.scan.AnchorScan._add_bloom`): a Bloom filter has no false
    negatives, so the count is at least |x ∩ c|, and a count below the overlap the floor
@@ -111,8 +114,8 @@ def _hashes(buf, lo, hi, word, whole, k, ring, st, en, h):
 
 @njit(cache=True, parallel=True)
 def _flags(buf, doc_offsets, whole, word, k, rows, classes, bits, alpha, tab_key, tab_head,
-           post_cls, post_next, cls_off, cls_first, anc_row, n_anchors, n_classes, bloom,
-           bloom_off, bloom_mask, floor, q, seed, out):  # fmt: skip
+           post_cls, post_next, post_pos, cls_off, cls_first, anc_row, n_anchors, n_classes,
+           bloom, bloom_off, bloom_mask, floor, q, seed, out):  # fmt: skip
     n = rows.shape[0]
     longest = 0
     for d in range(n):
@@ -129,6 +132,8 @@ def _flags(buf, doc_offsets, whole, word, k, rows, classes, bits, alpha, tab_key
         slots = np.empty(room, dtype=np.uint64)
         stamps = np.zeros(room, dtype=np.int64)
         marks = np.zeros(max(n_classes, 1), dtype=np.int64)
+        pk = np.empty(longest + 1, dtype=np.uint64)
+        ph = np.empty(longest + 1, dtype=np.uint64)
         for d in range(chunk * n // _CHUNKS, (chunk + 1) * n // _CHUNKS):
             row = rows[d]
             out[d] = False
@@ -146,12 +151,21 @@ def _flags(buf, doc_offsets, whole, word, k, rows, classes, bits, alpha, tab_key
             keys = order_keys(classes, u[:size])
             p = size - alpha[size] + 1
             cutoff = np.partition(keys.copy(), p - 1)[p - 1]
+            m = 0
             for t in range(size):
+                if keys[t] <= cutoff:
+                    pk[m] = keys[t]
+                    ph[m] = u[t]
+                    m += 1
+            order = np.argsort(pk[:m])  # the prefix in the order: the positional filter
+            rank = 0
+            for r in range(m):
                 if out[d]:
                     break
-                if keys[t] > cutoff:
-                    continue
-                x = u[t]
+                t = order[r]
+                if r == 0 or pk[order[r - 1]] != pk[t]:
+                    rank = r  # hashes of x strictly before this one
+                x = ph[t]
                 bit = np.int64(x >> np.uint64(64 - _BITS_LOG))
                 if not (bits[bit >> 3] >> (bit & 7)) & 1:
                     continue
@@ -161,14 +175,17 @@ def _flags(buf, doc_offsets, whole, word, k, rows, classes, bits, alpha, tab_key
                 e = tab_head[slot]
                 while e >= 0:
                     c = post_cls[e]
+                    e_here = e
                     e = post_next[e]
                     if anc_row[cls_first[c]] >= row or marks[c] == d + 1:
                         continue
-                    marks[c] = d + 1
+                    marks[c] = d + 1  # c's first shared hash: none before it is shared
                     c_size = cls_off[c + 1] - cls_off[c]
                     if min(c_size, size) < alpha[max(c_size, size)]:
                         continue
                     need = np.int64(math.floor(floor * (size + c_size) / (1.0 + floor) - 1e-6))
+                    if min(size - rank, c_size - post_pos[e_here]) < need:
+                        continue  # the hashes left on either side cannot reach it
                     if _bloom_may_reach(u, size, bloom, bloom_off[c], bloom_mask[c], need):
                         out[d] = True
                         break
@@ -197,7 +214,8 @@ def flag_documents(scan, flat, rows: np.ndarray) -> np.ndarray:
     _flags(flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k,
            np.asarray(rows, dtype=np.int64), scan.pilot.classes, scan._bits, scan._alpha,
            scan._tab_key, scan._tab_head, scan._post_cls.data, scan._post_next.data,
-           scan._cls_off.data, scan._cls_first.data, scan._anc_row.data, scan.n_anchors,
-           len(scan._cls_last), scan._bloom.data, scan._bloom_off.data,
-           scan._bloom_mask.data, scan.floor, scan.q, scan.seed, out)  # fmt: skip
+           scan._post_pos.data, scan._cls_off.data, scan._cls_first.data,
+           scan._anc_row.data, scan.n_anchors, len(scan._cls_last), scan._bloom.data,
+           scan._bloom_off.data, scan._bloom_mask.data, scan.floor, scan.q, scan.seed,
+           out)  # fmt: skip
     return out

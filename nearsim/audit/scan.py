@@ -310,6 +310,21 @@ def _probe(tok, off, rows, labels, bigs, classes, bits, alpha, tab_key, tab_head
                        marks)  # fmt: skip
 
 
+def _prefix_ranks(keys: np.ndarray, alpha: np.ndarray, expected: int) -> np.ndarray:
+    """For each hash :func:`_index_class` indexes (in its order), how many of the class's
+    hashes come strictly before it in the order: the positional filter's bound in
+    :mod:`nearsim.audit.prefilter` (at most ``|c| − rank`` hashes of c can be shared from
+    there on)."""
+    size = keys.shape[0]
+    if size == 0:
+        return np.empty(0, dtype=np.int32)
+    p = size - int(alpha[size]) + 1
+    cutoff = np.partition(keys, p - 1)[p - 1]
+    ranks = np.searchsorted(np.sort(keys), keys[keys <= cutoff], side="left")
+    assert ranks.shape[0] == expected
+    return ranks.astype(np.int32)
+
+
 class _Grow:
     """A 1-D array with room to grow (capacity doubling)."""
 
@@ -375,6 +390,7 @@ class AnchorScan:
         self._keys_used = 0
         self._post_cls = _Grow(np.int32)
         self._post_next = _Grow(np.int32)
+        self._post_pos = _Grow(np.int32)
         self._cls_tok = _Grow(np.uint64)
         self._cls_off = _Grow(np.int64)
         self._cls_off.extend([0])
@@ -424,10 +440,12 @@ class AnchorScan:
                 if 2 * (self._keys_used + hashes.shape[0]) > self._tab_key.shape[0]:
                     self._grow_table(self._keys_used + hashes.shape[0])
                 keys = order_keys(self.pilot.classes, hashes)
+                before = self._post_cls.n
                 used, added = _index_class(self._tab_key, self._tab_head, self._post_cls.data,
                                            self._post_next.data, self._post_cls.n, self._bits,
                                            hashes, keys, self._alpha, cls)  # fmt: skip
                 self._post_cls.n = self._post_next.n = used
+                self._post_pos.extend(_prefix_ranks(keys, self._alpha, used - before))
                 self._keys_used += added
             else:
                 self._anc_next.data[self._cls_last[cls]] = anchor
