@@ -79,3 +79,30 @@ def test_every_document_reaching_the_floor_is_flagged(seed, floor, kind):
     assert missed.shape[0] == 0, f"documents {missed[:5]} reach {floor} and are not flagged"
     # the look screens: most documents far below the floor are left out
     assert np.mean(flags[best < floor - 0.2]) < 0.5
+
+
+def test_a_pair_exactly_at_the_floor_whose_bound_is_tight_is_flagged():
+    """Word 1-grams, so each word is one hash: x holds 89 of anchor a's 100 words (J = 89 /
+    111 ≥ 0.8, the least overlap that reaches it) and 11 words of its own, and the order puts
+    x's own words and a's missing words first. The first hash the two share is then the
+    12th of each, and the positional bound min(|x| − 11, |a| − 11) = 89 is exactly the
+    overlap needed (88, the bound rounded down, is what the filter asks): two less and the
+    pair would be lost."""
+    from nearsim.audit.tokens import order_keys
+
+    words = [f"w{i}" for i in range(400)]
+    flat_words = flatten_texts(words, kind="word", k=1)
+    tok, _off = flat_tokens(flat_words)  # one hash a word, in word order
+    scan = AnchorScan(0.8, 0.8, 0.0, 0)
+    scan.set_pilot(flat_tokens(flatten_texts(["unrelated text"], kind="word", k=1))[0])
+    rank = np.argsort(order_keys(scan.pilot.classes, tok))  # words, first in the order first
+    own = [words[i] for i in rank[:11]]  # x's own words: first in the order
+    a_words = [words[i] for i in rank[11:111]]  # a's first 11 are the words x lacks
+    x_words = own + a_words[11:]
+    assert len(set(x_words) & set(a_words)) == 89 and len(x_words) == 100
+    texts = [" ".join(a_words), " ".join(x_words)]
+    flat = flatten_texts(texts, kind="word", k=1)
+    anchors = np.array([0])
+    scan.add_anchors(*flat_tokens(flat, anchors), anchors, anchors, _copy_keys(flat, anchors))
+    flags = flag_documents(scan, flat, np.arange(2, dtype=np.int64))
+    assert flags.tolist() == [False, True]
