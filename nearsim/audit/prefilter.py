@@ -114,7 +114,7 @@ def _hashes(buf, lo, hi, word, whole, k, ring, st, en, h):
 
 @njit(cache=True, parallel=True)
 def _flags(buf, doc_offsets, whole, word, k, rows, classes, bits, alpha, tab_key, tab_head,
-           post_cls, post_next, post_pos, cls_off, cls_first, anc_row, n_anchors, n_classes,
+           post_cls, post_next, post_pos, post_row, cls_off, anc_row, n_anchors, n_classes,
            bloom, bloom_off, bloom_mask, floor, q, seed, out):  # fmt: skip
     n = rows.shape[0]
     longest = 0
@@ -177,7 +177,7 @@ def _flags(buf, doc_offsets, whole, word, k, rows, classes, bits, alpha, tab_key
                     c = post_cls[e]
                     e_here = e
                     e = post_next[e]
-                    if anc_row[cls_first[c]] >= row or marks[c] == d + 1:
+                    if post_row[e_here] >= row or marks[c] == d + 1:
                         continue
                     marks[c] = d + 1  # c's first shared hash: none before it is shared
                     c_size = cls_off[c + 1] - cls_off[c]
@@ -214,8 +214,7 @@ def flag_documents(scan, flat, rows: np.ndarray) -> np.ndarray:
     _flags(flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k,
            np.asarray(rows, dtype=np.int64), scan.pilot.classes, scan._bits, scan._alpha,
            scan._tab_key, scan._tab_head, scan._post_cls.data, scan._post_next.data,
-           scan._post_pos.data, scan._cls_off.data, scan._cls_first.data,
-           scan._anc_row.data, scan.n_anchors, len(scan._cls_last), scan._bloom.data,
-           scan._bloom_off.data, scan._bloom_mask.data, scan.floor, scan.q, scan.seed,
-           out)  # fmt: skip
+           scan._post_pos.data, scan._post_row.data, scan._cls_off.data, scan._anc_row.data,
+           scan.n_anchors, len(scan._cls_last), scan._bloom.data, scan._bloom_off.data,
+           scan._bloom_mask.data, scan.floor, scan.q, scan.seed, out)  # fmt: skip
     return out

@@ -391,6 +391,7 @@ class AnchorScan:
         self._post_cls = _Grow(np.int32)
         self._post_next = _Grow(np.int32)
         self._post_pos = _Grow(np.int32)
+        self._post_row = _Grow(np.int64)  # the row of the posting's class's first anchor
         self._cls_tok = _Grow(np.uint64)
         self._cls_off = _Grow(np.int64)
         self._cls_off.extend([0])
@@ -446,6 +447,7 @@ class AnchorScan:
                                            hashes, keys, self._alpha, cls)  # fmt: skip
                 self._post_cls.n = self._post_next.n = used
                 self._post_pos.extend(_prefix_ranks(keys, self._alpha, used - before))
+                self._post_row.extend(np.full(used - before, rows[d], dtype=np.int64))
                 self._keys_used += added
             else:
                 self._anc_next.data[self._cls_last[cls]] = anchor
