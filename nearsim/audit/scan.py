@@ -1,6 +1,6 @@
 """The audit's one pass: every document of the corpus against the anchors read before it.
 
-An *anchor* is a document of the recall sample (:mod:`nearsim.audit.sampling`). As the
+An *anchor* is a document of the recall sample (drawn by :mod:`nearsim.audit.measure`). As the
 corpus streams past in batches, each document x is compared with every anchor a that comes
 before it in corpus order, and the pair (a, x) is
 
@@ -15,8 +15,11 @@ whether the run put the two documents in one cluster, and the count of pairs at 
 the threshold (the recall's ``T_a`` and ``F_a``). A bounded list keeps the most similar
 pairs the run left in different clusters (the worst misses) for the report.
 
-Pairs inside one *large* cluster (a cluster of at least ``LARGE`` documents, which may hold
-millions of pairs) are not compared here: :mod:`nearsim.audit.members` samples them.
+A document can be marked as in a *large* cluster (``bigs``): its pairs with anchors of
+that cluster are then not compared (the audit marks none).
+
+The audit gives :meth:`AnchorScan.probe` only the documents that a first look
+(:mod:`nearsim.audit.prefilter`) flags; the others would add nothing to any count.
 
 The prefix filter (AllPairs / PPJoin, Bayardo et al. 2007): order every document's hashes
 by one global order (:func:`nearsim.audit.tokens.order_key`). If J(a, x) ≥ f, the two share
