@@ -1,6 +1,7 @@
 """``nearsim audit`` against the run it audits: time, memory and the intervals' widths.
 
     python -m benchmarks.bench_audit --work /tmp/bench-audit [--n 1000000] [--crawl 100000]
+    python -m benchmarks.bench_audit --quick      # the goal only: the news part at 10⁶
 
 Two corpora, each deduplicated by ``nearsim dedup`` and then audited by ``nearsim audit``
 (a fresh process each, measured the way ``bench_corpus`` measures: wall, CPU, peak
@@ -91,23 +92,45 @@ def _iv(iv: dict) -> str:
             f"(width {iv['high'] - iv['low']:.3f})")  # fmt: skip
 
 
+def _stages(res: dict, run_cpu: float) -> str:
+    """The audit's CPU seconds by stage of its pass, and reading + normalising against the
+    run's whole CPU time (what any audit that reads every document pays)."""
+    cpu = res.get("cpu_seconds")
+    if not cpu:
+        return ""
+    parts = ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+    floor = cpu["read"] + cpu["normalise"]
+    return (
+        f"\n  - the audit's CPU seconds by stage: {parts}; reading and normalising alone: "
+        f"{floor:.1f} s = {floor / run_cpu:.2f} of the run's CPU time"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", default="/tmp/bench-audit")
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--crawl", type=int, default=100_000)
+    parser.add_argument(
+        "--parts", default="news,crawl", help="comma-separated parts to run: news (the goal), crawl"
+    )
+    parser.add_argument("--quick", action="store_true", help="the same as --parts news")
     args = parser.parse_args()
+    parts = {"news"} if args.quick else {p.strip() for p in args.parts.split(",") if p.strip()}
+    if not parts or parts - {"news", "crawl"}:
+        parser.error(f"--parts {args.parts!r}: accepted: news, crawl, or both")
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     compiled = byte_compile("nearsim")
     # a warm-up pair compiles and caches the numba kernels outside the timings
     _pair(work, "warm", _news(work, 3000), [])
-    jobs = {
-        f"{args.n:,} news items": _pair(work, "news", _news(work, args.n), []),
-        f"{args.crawl:,}-document crawl": _pair(
+    jobs = {}
+    if "news" in parts:
+        jobs[f"{args.n:,} news items"] = _pair(work, "news", _news(work, args.n), [])
+    if "crawl" in parts:
+        jobs[f"{args.crawl:,}-document crawl"] = _pair(
             work, "crawl", _crawl(work, args.crawl), ["--group-field", "source"]
-        ),
-    }
+        )
     rows, lines = [], []
     for name, job in jobs.items():
         rows += [_row(name, "nearsim dedup", job["run"]), _row(name, "nearsim audit", job["audit"])]
@@ -120,15 +143,20 @@ def main() -> None:
             f"Precision {_iv(res['precision'])} from {res['precision']['checked']:,} removed "
             f"documents; recall {_iv(res['recall'])} from {res['recall']['true_pairs']:,} true "
             f"pairs around {res['recall']['anchors']:,} anchors; {res['sample']['pairs']:,} "
-            f"pairs verified. Alarms: {len(res['alarms'])}"
-            + ("".join(f"\n  - {a}" for a in res["alarms"][:6]))
+            f"pairs verified; {res['sample'].get('hashed', 0):,} documents given sorted hash "
+            f"sets ({res['sample'].get('hashed', 0) / res['removed']['documents']:.1%}). "
+            f"Alarms: {len(res['alarms'])}"
+            + "".join(f"\n  - {a}" for a in res["alarms"][:6])
+            + _stages(res, job["run"]["cpu"])
         )
     body = (
         "## nearsim audit against the run it audits (bench_audit)\n\n"
         f"{machine()}; {compiled} The machine was shared with other work while this ran "
         "(see the load averages): compare the audit with the run beside it, not across "
         "runs. Default settings (t = 0.8), default sample (2,000 removed documents and "
-        "2,000 anchors), a fresh process each.\n\n"
+        "2,000 anchors), a fresh process each. Parts run: "
+        + ", ".join(sorted(parts))
+        + ".\n\n"
         + markdown_table(
             rows, ["corpus", "job", "wall s", "CPU s", "peak MB", "load before / after"]
         )

@@ -247,10 +247,13 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         if not Path(path).exists():
             raise UsageError(f"INPUT {path!r} does not exist; accepted: files or folders")
     if args.against is not None:
-        if args.group_field or args.keep_apart:
-            option = "--group-field" if args.group_field else "--keep-apart"
-            raise UsageError(f"{option} is not offered with --against yet; accepted: a run "
-                             "without --against")  # fmt: skip
+        if args.keep_apart:
+            raise UsageError(
+                "--keep-apart with --against: the index keeps no field values, so a new "
+                "document's pair with an indexed one cannot be checked; accepted: the stored "
+                "and the new files in one run (nearsim dedup OLD NEW --keep-apart F), or "
+                "--against without --keep-apart"
+            )
         from nearsim.index.commands import cmd_dedup_against
 
         return cmd_dedup_against(args, given_query(args))

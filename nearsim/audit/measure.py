@@ -18,6 +18,14 @@ batches, with the run's shingling. Before it, two simple random samples are draw
   anchor's pairs over the whole similarity range, with weight ``n / m`` (anchors) times
   ``1 / q`` (drawn).
 
+What each document costs: every document is read, normalised and hashed (a missed pair
+can be any pair, so recall needs every document's shingles), but only the documents a
+cheap first look flags (:mod:`nearsim.audit.prefilter`: the scan's exact filters and a
+Bloom filter per anchor, no sort) get sorted hash sets and an exact comparison: the
+documents near an anchor, those a drawn pair picks (about ``DRAWN_PAIRS`` pairs), the
+precision sample and the kept documents. The counts are exactly those of comparing every
+document, so the estimates and their intervals do not change.
+
 The largest clusters are read whole: every member of the twenty largest is compared with
 its kept document, giving each cluster's least similar member.
 """
@@ -25,14 +33,16 @@ its kept document, giving each cluster's least similar member.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from numba import njit
 
 from nearsim.audit.estimates import proportion_interval, ratio_interval
+from nearsim.audit.prefilter import flag_documents
 from nearsim.audit.scan import AnchorScan
 from nearsim.audit.tokens import flat_tokens
-from nearsim.copies import flat_text_keys
+from nearsim.copies import murmur3_x64_128
 from nearsim.hashing import flatten_texts
 from nearsim.join.sample import BAND_WIDTH, N_BANDS
 
@@ -44,6 +54,11 @@ LARGEST = 20
 """Clusters read whole for their least similar member."""
 SHOWN_TEXT = 2_000
 """Characters of a document kept for the report's side-by-side."""
+STAGES = ("read", "normalise", "first look", "hash sets", "scan", "precision")
+"""The pass's stages, each with the CPU seconds it took (``cpu_seconds``): reading the
+corpus, normalising the texts, the first look (:mod:`nearsim.audit.prefilter`), the
+sorted hash sets (pilot, anchors, flagged documents), the exact scan, and the precision
+sample and largest clusters against their kept documents."""
 
 
 @njit(cache=True)
@@ -59,6 +74,14 @@ def _overlap(x, y):
         else:
             j += 1
     return common
+
+
+def _copy_keys(flat, docs: np.ndarray) -> np.ndarray:
+    """The normalised-text keys (:func:`nearsim.copies.flat_text_keys`) of ``docs`` only."""
+    keys = np.empty((docs.shape[0], 2), dtype=np.uint64)
+    for i, d in enumerate(docs.tolist()):
+        keys[i] = murmur3_x64_128(flat.buf, flat.doc_offsets[d], flat.doc_offsets[d + 1], 0)
+    return keys
 
 
 def _jaccard(x: np.ndarray, y: np.ndarray) -> float:
@@ -156,8 +179,17 @@ def audit_labels(
     prec_text: dict[int, str] = {}
     least = {int(c): (1.0, int(c), "") for c in big.tolist()}  # cluster: (J, row, text)
     fields: dict[str, list[str]] = {}
-    start = 0
+    start = scanned = 0
+    cpu = dict.fromkeys(STAGES, 0.0)
+    last = [time.process_time()]
+
+    def lap(stage: str) -> None:
+        now = time.process_time()
+        cpu[stage] += now - last[0]
+        last[0] = now
+
     for _ids, texts, extra in batches:
+        lap("read")
         b = len(texts)
         rows = rows_all[start : start + b]
         if rows.shape[0] != b:
@@ -168,13 +200,33 @@ def audit_labels(
         for name, values in extra.items():
             fields.setdefault(name, []).extend(values)
         flat = flatten_texts(texts, **shingle_options)
-        tok, off = flat_tokens(flat)
-        keys = flat_text_keys(flat)
         lab = labels[rows]
-        scan.add_batch(tok, off, rows, lab, np.zeros(b, dtype=bool), anchors[rows], keys)
+        lap("normalise")
+        if scan.pilot is None:  # the first batch fixes the scan's order of the hashes
+            scan.set_pilot(flat_tokens(flat)[0])
+        # the batch's anchors first (documents after them in the batch pair with them)
+        local_anchors = np.flatnonzero(anchors[rows])
+        if local_anchors.shape[0]:
+            tok, off = flat_tokens(flat, local_anchors)
+            keys = _copy_keys(flat, local_anchors)
+            scan.add_anchors(tok, off, rows[local_anchors], lab[local_anchors], keys)
+        # hash sets only for the documents something needs: those that can pair with an
+        # anchor (nearsim.audit.prefilter), the precision sample, the kept documents
+        wanted = needed[rows] | is_prec[rows] | member_of_big[rows]
+        lap("hash sets")
+        flagged = flag_documents(scan, flat, rows)
+        lap("first look")
+        sel = np.flatnonzero(flagged | wanted)
+        tok, off = flat_tokens(flat, sel)
+        lap("hash sets")
+        at = np.full(b, -1, dtype=np.int64)
+        at[sel] = np.arange(sel.shape[0])
+        scan.probe(tok, off, rows[sel], lab[sel], np.zeros(sel.shape[0], dtype=bool))
+        scanned += sel.shape[0]
+        lap("scan")
         for d in np.flatnonzero(needed[rows]).tolist():
             row = start + d
-            kept_tok[row] = tok[off[d] : off[d + 1]].copy()
+            kept_tok[row] = tok[off[at[d]] : off[at[d] + 1]].copy()
             kept_text[row] = texts[d][:SHOWN_TEXT]
         # precision sample and the largest clusters' members, against their kept document
         local = np.flatnonzero((is_prec[rows] | member_of_big[rows]) & (lab != rows))
@@ -186,7 +238,7 @@ def audit_labels(
             np.cumsum([p.shape[0] for p in parts], out=koff[1:])
             ktok = np.concatenate(parts) if parts else np.empty(0, np.uint64)
             kdoc = np.array([order[int(k)] for k in kept_rows.tolist()], dtype=np.int64)
-            sim = _to_kept(tok, off, local.astype(np.int64), ktok, koff, kdoc)
+            sim = _to_kept(tok, off, at[local], ktok, koff, kdoc)
             for d, s, k in zip(local.tolist(), sim.tolist(), kept_rows.tolist(), strict=True):
                 row = start + d
                 if row in prec_at:
@@ -198,6 +250,7 @@ def audit_labels(
         start += b
         if progress is not None:
             progress(start)
+        lap("precision")
     if start != n:
         raise ValueError(
             f"the corpus has {start:,} documents and the run {n:,}; accepted: the corpus the "
@@ -261,11 +314,13 @@ def audit_labels(
         "missed": missed,
         "worst_removed": worst_removed,
         "fields": fields,
+        "cpu_seconds": {k: round(v, 3) for k, v in cpu.items()},
         "sample": {
             "pairs": pairs_checked,
             "documents": int(np.count_nonzero(anchors | is_prec)),
             "anchors": m,
             "removed_checked": int(prec_rows.shape[0]),
+            "hashed": scanned,
             "seed": seed,
         },
     }

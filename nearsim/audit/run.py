@@ -266,6 +266,7 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
         "giant_clusters": giant,
         "alarms": alarms,
         "sample": measured["sample"],
+        "cpu_seconds": measured["cpu_seconds"],
         "by_similarity": measured["by_similarity"],
         "missed": measured["missed"],
         "worst_removed": [

@@ -1,8 +1,8 @@
 """The audit's one pass: every document of the corpus against the anchors read before it.
 
-An *anchor* is a document of the recall sample (:func:`nearsim.audit.measure.audit_labels`
-draws them uniformly). As the corpus streams past in batches, each document x is compared
-with every anchor a that comes before it in corpus order, and the pair (a, x) is
+An *anchor* is a document of the recall sample (drawn by :mod:`nearsim.audit.measure`). As the
+corpus streams past in batches, each document x is compared with every anchor a that comes
+before it in corpus order, and the pair (a, x) is
 
 * **listed** when its exact Jaccard reaches the *floor* (a band edge below the threshold):
   found by a prefix filter (below), verified by merging the two sorted hash sets;
@@ -15,9 +15,11 @@ whether the run put the two documents in one cluster, and the count of pairs at 
 the threshold (the recall's ``T_a`` and ``F_a``). A bounded list keeps the most similar
 pairs the run left in different clusters (the worst misses) for the report.
 
-Pairs inside one *large* cluster (a cluster of at least ``LARGE`` documents, which may hold
-millions of pairs) are not compared here when the caller flags them: the members are
-measured against their kept document instead (:func:`nearsim.audit.measure.audit_labels`).
+A document can be marked as in a *large* cluster (``bigs``): its pairs with anchors of
+that cluster are then not compared (the audit marks none).
+
+The audit gives :meth:`AnchorScan.probe` only the documents that a first look
+(:mod:`nearsim.audit.prefilter`) flags; the others would add nothing to any count.
 
 The prefix filter (AllPairs / PPJoin, Bayardo et al. 2007): order every document's hashes
 by one global order (:func:`nearsim.audit.tokens.order_key`). If J(a, x) ≥ f, the two share
@@ -311,6 +313,21 @@ def _probe(tok, off, rows, labels, bigs, classes, bits, alpha, tab_key, tab_head
                        marks)  # fmt: skip
 
 
+def _prefix_ranks(keys: np.ndarray, alpha: np.ndarray, expected: int) -> np.ndarray:
+    """For each hash :func:`_index_class` indexes (in its order), how many of the class's
+    hashes come strictly before it in the order: the positional filter's bound in
+    :mod:`nearsim.audit.prefilter` (at most ``|c| − rank`` hashes of c can be shared from
+    there on)."""
+    size = keys.shape[0]
+    if size == 0:
+        return np.empty(0, dtype=np.int32)
+    p = size - int(alpha[size]) + 1
+    cutoff = np.partition(keys, p - 1)[p - 1]
+    ranks = np.searchsorted(np.sort(keys), keys[keys <= cutoff], side="left")
+    assert ranks.shape[0] == expected
+    return ranks.astype(np.int32)
+
+
 class _Grow:
     """A 1-D array with room to grow (capacity doubling)."""
 
@@ -376,10 +393,16 @@ class AnchorScan:
         self._keys_used = 0
         self._post_cls = _Grow(np.int32)
         self._post_next = _Grow(np.int32)
+        self._post_pos = _Grow(np.int32)
+        self._post_row = _Grow(np.int64)  # the row of the posting's class's first anchor
         self._cls_tok = _Grow(np.uint64)
         self._cls_off = _Grow(np.int64)
         self._cls_off.extend([0])
         self._cls_first = _Grow(np.int32)
+        self._bloom = _Grow(np.uint64)
+        self._bloom_off = _Grow(np.int64)
+        self._bloom_off.extend([0])
+        self._bloom_mask = _Grow(np.int64)
         self._cls_last: list[int] = []
         self._cls_of_key: dict[bytes, int] = {}
         self._anc_row = _Grow(np.int64)
@@ -414,16 +437,20 @@ class AnchorScan:
                 self._cls_off.extend([self._cls_tok.n])
                 self._cls_first.extend([anchor])
                 self._cls_last.append(anchor)
+                self._add_bloom(hashes)
                 self._ensure_alpha(hashes.shape[0])
                 self._post_cls.reserve(hashes.shape[0])
                 self._post_next.reserve(hashes.shape[0])
                 if 2 * (self._keys_used + hashes.shape[0]) > self._tab_key.shape[0]:
                     self._grow_table(self._keys_used + hashes.shape[0])
                 keys = order_keys(self.pilot.classes, hashes)
+                before = self._post_cls.n
                 used, added = _index_class(self._tab_key, self._tab_head, self._post_cls.data,
                                            self._post_next.data, self._post_cls.n, self._bits,
                                            hashes, keys, self._alpha, cls)  # fmt: skip
                 self._post_cls.n = self._post_next.n = used
+                self._post_pos.extend(_prefix_ranks(keys, self._alpha, used - before))
+                self._post_row.extend(np.full(used - before, rows[d], dtype=np.int64))
                 self._keys_used += added
             else:
                 self._anc_next.data[self._cls_last[cls]] = anchor
@@ -433,6 +460,17 @@ class AnchorScan:
             self._anc_cls.extend([cls])
             self._anc_next.reserve(1)
             self._anc_next.extend([-1])
+
+    def _add_bloom(self, hashes: np.ndarray) -> None:
+        """A class's Bloom filter for :mod:`nearsim.audit.prefilter`: 16 bits or more per
+        hash (at least 1,024), one bit per hash, bits 20 and up of the hash."""
+        bits = max(1024, 1 << int(16 * max(hashes.shape[0], 1) - 1).bit_length())
+        words = np.zeros(bits // 64, dtype=np.uint64)
+        at = ((hashes >> np.uint64(20)) & np.uint64(bits - 1)).astype(np.int64)
+        np.bitwise_or.at(words, at >> 6, np.left_shift(np.uint64(1), (at & 63).astype(np.uint64)))
+        self._bloom.extend(words)
+        self._bloom_off.extend([self._bloom.n])
+        self._bloom_mask.extend([bits - 1])
 
     def _grow_table(self, keys_needed: int) -> None:
         size = self._tab_key.shape[0]
@@ -456,31 +494,54 @@ class AnchorScan:
             setattr(self, name, new)
 
     # -- a batch ------------------------------------------------------------------------------
-    def add_batch(self, tok, off, rows, labels, bigs, anchors, copy_keys) -> None:
-        """Compare a batch's documents with every anchor before them, its own included.
+    @property
+    def n_anchors(self) -> int:
+        """Anchors indexed so far."""
+        return self._anc_row.n
+
+    def add_anchors(self, tok, off, rows, labels, copy_keys) -> None:
+        """Index anchors (in row order, after every anchor indexed before).
 
         Parameters
         ----------
         tok, off : ndarray
-            The batch's hash sets (:func:`nearsim.audit.tokens.flat_tokens`).
+            Their hash sets (:func:`nearsim.audit.tokens.flat_tokens`). The first call
+            without a pilot takes these as the pilot (:class:`FrequencyTable`): give the
+            pilot first with :meth:`set_pilot` for a better order.
+        rows, labels : ndarray of int64, shape (m,)
+            Their rows in the corpus and their cluster labels.
+        copy_keys : ndarray of uint64, shape (m, 2)
+            Their normalised-text keys (:func:`nearsim.copies.flat_text_keys`).
+        """
+        if self.pilot is None:
+            self.pilot = FrequencyTable(tok)
+        self._ensure_alpha(int(np.diff(off).max(initial=0)))
+        local = np.arange(off.shape[0] - 1)
+        self._add_anchors(tok, off, local, rows, labels, copy_keys)
+        self._grow_counts()
+
+    def set_pilot(self, tok) -> None:
+        """Fix the global order from the pilot's hash sets (the first batch), once."""
+        if self.pilot is None:
+            self.pilot = FrequencyTable(tok)
+
+    def probe(self, tok, off, rows, labels, bigs) -> None:
+        """Compare documents with every anchor indexed before them.
+
+        Parameters
+        ----------
+        tok, off : ndarray
+            Their hash sets (:func:`nearsim.audit.tokens.flat_tokens`).
         rows : ndarray of int64, shape (b,)
             Each document's row in the corpus (ascending).
         labels : ndarray of int64, shape (b,)
             Each document's cluster in the run (a document alone: a label of its own).
         bigs : ndarray of bool, shape (b,)
             Whether its cluster is large (pairs inside it are not compared here).
-        anchors : ndarray of bool, shape (b,)
-            Which documents are anchors.
-        copy_keys : ndarray of uint64, shape (b, 2)
-            Each document's normalised-text key (:func:`nearsim.copies.flat_text_keys`).
         """
-        if self.pilot is None:
-            self.pilot = FrequencyTable(tok)
-        self._ensure_alpha(int(np.diff(off).max(initial=0)))
-        self._add_anchors(tok, off, np.flatnonzero(anchors), rows, labels, copy_keys)
-        self._grow_counts()
-        if self._anc_row.n == 0:
+        if self._anc_row.n == 0 or rows.shape[0] == 0:
             return
+        self._ensure_alpha(int(np.diff(off).max(initial=0)))
         _probe(tok, off, rows, labels, bigs, self.pilot.classes, self._bits, self._alpha,
                self._tab_key, self._tab_head, self._post_cls.data, self._post_next.data,
                self._cls_tok.data, self._cls_off.data, self._cls_first.data,
@@ -488,6 +549,20 @@ class AnchorScan:
                self._anc_next.data, self._anc_row.n, len(self._cls_last), self.threshold,
                self.floor, self.q, self.seed, self._listed, self._reach, self._drawn,
                self._ex_val, self._ex_pair, self._ex_worst)  # fmt: skip
+
+    def add_batch(self, tok, off, rows, labels, bigs, anchors, copy_keys) -> None:
+        """Index a batch's anchors, then compare every document of it with every anchor
+        before it, its own batch's included (:meth:`add_anchors`, then :meth:`probe`).
+
+        ``anchors`` (bool, shape (b,)) says which documents are anchors; ``copy_keys``
+        (uint64, shape (b, 2)) are every document's keys; the rest as in :meth:`probe`.
+        """
+        self.set_pilot(tok)
+        local = np.flatnonzero(anchors)
+        self._ensure_alpha(int(np.diff(off).max(initial=0)))
+        self._add_anchors(tok, off, local, rows, labels, copy_keys)
+        self._grow_counts()
+        self.probe(tok, off, rows, labels, bigs)
 
     # -- results ---------------------------------------------------------------------------------
     @property

@@ -58,11 +58,11 @@ def shingle_hash(buf, start, end):
 
 
 @njit(cache=True, parallel=True)
-def _tokens(buf, doc_offsets, whole, word, k, out, sizes):
-    """Each document's distinct shingle hashes, sorted, written from its first byte's
-    offset in ``out`` (a document has at most as many shingles as bytes, plus one)."""
-    n = doc_offsets.shape[0] - 1
-    for d in prange(n):
+def _tokens(buf, doc_offsets, whole, word, k, docs, starts, out, sizes):
+    """The distinct shingle hashes, sorted, of each document ``docs[i]``, written from
+    ``starts[i]`` in ``out`` (a document has at most as many shingles as bytes, plus one)."""
+    for i in prange(docs.shape[0]):
+        d = docs[i]
         lo = doc_offsets[d]
         hi = doc_offsets[d + 1]
         ring = np.empty(k, dtype=np.int64)
@@ -73,38 +73,44 @@ def _tokens(buf, doc_offsets, whole, word, k, out, sizes):
         for s in range(count):
             h[s] = shingle_hash(buf, st[s], en[s])
         h.sort()
-        w = lo + d
+        w = starts[i]
         for s in range(count):
             if s == 0 or h[s] != h[s - 1]:
                 out[w] = h[s]
                 w += 1
-        sizes[d] = w - (lo + d)
+        sizes[i] = w - starts[i]
 
 
-def flat_tokens(flat: FlatTexts) -> tuple[np.ndarray, np.ndarray]:
-    """Every document's distinct shingle hashes, sorted.
+def flat_tokens(flat: FlatTexts, docs: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every document's distinct shingle hashes, sorted (or those of ``docs`` only).
 
     Parameters
     ----------
     flat : FlatTexts
         The documents laid out by :func:`nearsim.hashing.flatten_texts` with the run's
         shingle options.
+    docs : ndarray of int64, shape (m,), optional
+        The documents wanted (positions in ``flat``); default: all of them.
 
     Returns
     -------
     tokens : ndarray of uint64, shape (t,)
-        Document d's hashes are ``tokens[offsets[d]:offsets[d + 1]]``, ascending, distinct,
-        never 0.
-    offsets : ndarray of int64, shape (n + 1,)
+        The i-th wanted document's hashes are ``tokens[offsets[i]:offsets[i + 1]]``,
+        ascending, distinct, never 0.
+    offsets : ndarray of int64, shape (m + 1,)
     """
     n = flat.doc_offsets.shape[0] - 1
-    room = np.empty(int(flat.doc_offsets[-1]) + n, dtype=np.uint64)
-    sizes = np.empty(n, dtype=np.int64)
-    _tokens(flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k, room, sizes)
-    offsets = np.zeros(n + 1, dtype=np.int64)
+    docs = np.arange(n, dtype=np.int64) if docs is None else np.asarray(docs, dtype=np.int64)
+    m = docs.shape[0]
+    starts = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(flat.doc_offsets[docs + 1] - flat.doc_offsets[docs] + 1, out=starts[1:])
+    room = np.empty(int(starts[-1]), dtype=np.uint64)
+    sizes = np.empty(m, dtype=np.int64)
+    _tokens(flat.buf, flat.doc_offsets, flat.whole, flat.kind == "word", flat.k, docs, starts,
+            room, sizes)  # fmt: skip
+    offsets = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    starts = flat.doc_offsets[:-1] + np.arange(n, dtype=np.int64)
-    return pack_segments(room, starts, offsets), offsets
+    return pack_segments(room, starts[:-1], offsets), offsets
 
 
 # -- the order: a frequency class per hash, from the pilot ---------------------------------------

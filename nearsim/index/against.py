@@ -11,6 +11,12 @@ one when the cluster holds one (a new document that duplicates the index is remo
 else its smallest new row. Pairs among indexed documents are not looked up, so two new
 documents matching two different indexed documents of one old cluster stay in two
 clusters here.
+
+``group_field`` counts the new documents and their removals per value of a field
+(``summary.json``'s ``removed_by_group``, as ``nearsim dedup --group-field``), read in a
+second pass over the new documents. ``--keep-apart`` is not offered here: the index keeps
+signatures, ids and (optionally) texts, not the values of a field, so a pair of a new and
+an indexed document could not be checked.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ import numpy as np
 from nearsim.clustering import check_against_kept
 from nearsim.index.build import read_signed
 from nearsim.index.core import Index
+from nearsim.io.corpora import iter_corpus
 from nearsim.minhash import estimate_pairs
+from nearsim.run.fields import FieldCodes, removed_by_group
 from nearsim.run.progress import Clock
 from nearsim.run.result import DedupResult, IdColumn
 
@@ -67,6 +75,7 @@ def dedup_against(
     id_field: str | None = None,
     cluster_check: bool = False,
     on_error: str = "fail",
+    group_field: str | None = None,
     progress: bool = False,
 ) -> AgainstResult:
     """Deduplicate a corpus against an index and among itself; nothing is stored.
@@ -80,12 +89,16 @@ def dedup_against(
         When given, it must equal the index's (else ``ValueError``).
     cluster_check : bool
         As ``nearsim dedup --cluster-check`` (on the MinHash estimate).
+    group_field : str, optional
+        Documents and removals of the new documents per value of this field
+        (``summary()["removed_by_group"]``); a missing field or null is the value "".
 
     Returns
     -------
     AgainstResult
     """
     clock = Clock(progress)
+    groups = FieldCodes.of(group_field, "group_field")
     index = Index.open(index_path, settings)
     run = index.settings.run_settings()
     signed, _, report = read_signed(
@@ -124,6 +137,11 @@ def dedup_against(
         "similarity_to_kept": check.similarity[p:],
         "kept_id": [index_ids[k] if k < p else ids[k - p] for k in kept.tolist()],
     }
+    extra: dict = {}
+    if groups is not None:
+        _read_groups(groups, paths, text_field, id_field, on_error, n)
+        extra["group_field"] = groups.field
+        extra["removed_by_group"] = removed_by_group(groups, new_labels, ~columns["keep"])
     order = np.lexsort((found.position, found.row, np.where(within, found.earlier, -1)))
     pair_position = np.where(within, -1, found.position)[order]
     names = dict(zip(positions.tolist(), index_ids, strict=True))
@@ -144,6 +162,7 @@ def dedup_against(
         seconds=clock.seconds,
         read_report=report,
         cpu_seconds=clock.cpu,
+        extra=extra,
         columns=columns,
         pair_extra={
             "match_id": [names[x] if x >= 0 else "" for x in pair_position.tolist()],
@@ -155,6 +174,19 @@ def dedup_against(
             "matched_index": int((kept < p).sum()),
         },
     )
+
+
+def _read_groups(groups: FieldCodes, paths, text_field, id_field, on_error, n: int) -> None:
+    """The new documents' values of the group field, read again (the same records)."""
+    reader = iter_corpus(paths, text_field=text_field, id_field=id_field, on_error=on_error,
+                         fields=(groups.field,))  # fmt: skip
+    for _ids, _texts, extra in reader.records():
+        groups.extend(extra[groups.field])
+    if groups.array().shape[0] != n:
+        raise ValueError(
+            f"the new documents changed while they were read ({n:,} records, then "
+            f"{groups.array().shape[0]:,}); accepted: files that stay the same during the run"
+        )
 
 
 def _kept_nodes(labels: np.ndarray) -> np.ndarray:

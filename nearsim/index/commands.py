@@ -366,7 +366,8 @@ def cmd_dedup_against(args: argparse.Namespace, given: dict) -> int:
     prepare_output(args.out)
     result = dedup_against(
         args.inputs, args.against, settings, text_field=args.text_field, id_field=args.id_field,
-        cluster_check=args.cluster_check, on_error=args.on_error, progress=not args.quiet,
+        cluster_check=args.cluster_check, on_error=args.on_error,
+        group_field=args.group_field, progress=not args.quiet,
     )  # fmt: skip
     files = write_outputs(result, args.out, args.format, progress=not args.quiet)
     s = result.summary()
@@ -376,5 +377,9 @@ def cmd_dedup_against(args: argparse.Namespace, given: dict) -> int:
         f"{s['against']['matched_index']:,} duplicate the index, {s['pairs']:,} pairs, "
         f"{s['removed']:,} documents would be removed. {result.read_report}.",
     )
+    if args.group_field:
+        from nearsim.cli import _groups_line
+
+        _say(args.quiet, _groups_line(args.group_field, s["removed_by_group"]))
     _say(args.quiet, "wrote " + ", ".join(str(f) for f in files))
     return 0

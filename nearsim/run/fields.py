@@ -89,7 +89,9 @@ def apart_pairs(codes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (left >= 0) & (left == codes[b])
 
 
-def removed_by_group(groups: FieldCodes, labels: np.ndarray) -> dict[str, dict[str, int]]:
+def removed_by_group(
+    groups: FieldCodes, labels: np.ndarray, removed: np.ndarray | None = None
+) -> dict[str, dict[str, int]]:
     """Documents and removals per value of the group field.
 
     Parameters
@@ -98,6 +100,9 @@ def removed_by_group(groups: FieldCodes, labels: np.ndarray) -> dict[str, dict[s
         Every document's group.
     labels : ndarray of int64, shape (n,)
         Cluster labels; each cluster keeps its smallest row, the rest are removed.
+    removed : ndarray of bool, shape (n,), optional
+        Which documents are removed, when not that (``dedup --against``: a new document
+        that duplicates the index is removed even when it is its cluster's first new row).
 
     Returns
     -------
@@ -107,9 +112,10 @@ def removed_by_group(groups: FieldCodes, labels: np.ndarray) -> dict[str, dict[s
     codes = groups.array()
     n = labels.shape[0]
     rows = np.arange(n, dtype=np.int64)
-    first = np.full(int(labels.max(initial=-1)) + 1, n, dtype=np.int64)
-    np.minimum.at(first, labels, rows)
-    removed = first[labels] != rows
+    if removed is None:
+        first = np.full(int(labels.max(initial=-1)) + 1, n, dtype=np.int64)
+        np.minimum.at(first, labels, rows)
+        removed = first[labels] != rows
     size = len(groups.values)
     documents = np.bincount(codes, minlength=size)
     gone = np.bincount(codes[removed], minlength=size)
