@@ -471,7 +471,8 @@ class MinHasher:
             (int64, the shingle's place in ``shingles``; the first on a tie), ``hash``
             (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
             Empty when there are no shingles. For SuperMinHash the winner is the shingle
-            whose value j + r at that position is smallest.
+            whose value j + r at that position is smallest (``hash`` is still its
+            MurmurHash3, for display: that sketch starts from the shingle's own bytes).
         """
         import pandas as pd
 
@@ -480,7 +481,8 @@ class MinHasher:
         m = min(positions, self.num_perm) if shingles else 0
         x = self.base_hash(shingles)
         if self.sketch == "superminhash":
-            who, sig = superminhash.winners(x, self.num_perm, self.seed)
+            own = superminhash.values(flatten([shingles], "shingles"))
+            who, sig = superminhash.winners(own, self.num_perm, self.seed)
             idx, value = who[:m], sig[:m]
         else:
             vals = (self.a[:m] * x.astype(np.uint64).reshape(-1, 1) + self.b[:m]) % np.uint64(
