@@ -452,14 +452,15 @@ def _one_byte_chars(buf, lo, hi):
 
 
 @njit(cache=True)
-def doc_hashes(buf, lo, hi, word, whole, k, ring, xs):
+def doc_hashes(buf, lo, hi, word, whole, k, xs):
     """MurmurHash3 (seed 0) of every shingle of one laid-out document, repeats included,
     in order, into ``xs`` (uint32, length ≥ the document's bytes + 1); returns the count.
 
     The same shingles as :func:`doc_shingle_spans`, hashed as they are cut, without
     storing their spans. An ASCII document's character k-grams start at every byte, so
-    the k-gram ending at byte e starts at e − k; others keep the starts of the last k
-    characters in ``ring`` (scratch of length ≥ k).
+    the k-gram ending at byte e starts at e − k; otherwise the shingle's first byte moves
+    on by a character (or a word) as its end does (no ring of starts: its index mod k
+    was a division a shingle).
     """
     if lo == hi:
         return 0
@@ -488,24 +489,29 @@ def doc_hashes(buf, lo, hi, word, whole, k, ring, xs):
             count += 1
         return count
     units = 0
+    first = lo  # the shingle's first byte: a character (or word) on, once there are k
     pos = lo
     if word:
         while pos < hi:  # words are separated by exactly one space (0x20)
-            ring[units % k] = pos
             units += 1
             while pos < hi and buf[pos] != 0x20:
                 pos += 1
+            if units > k:
+                while buf[first] != 0x20:
+                    first += 1
+                first += 1
             if units >= k:
-                xs[count] = murmur3_32(buf, ring[(units - k) % k], pos, seed)
+                xs[count] = murmur3_32(buf, first, pos, seed)
                 count += 1
             pos += 1
         return count
     while pos < hi:
-        ring[units % k] = pos
         units += 1
         pos += _utf8_step(buf[pos])
+        if units > k:
+            first += _utf8_step(buf[first])
         if units >= k:
-            xs[count] = murmur3_32(buf, ring[(units - k) % k], pos, seed)
+            xs[count] = murmur3_32(buf, first, pos, seed)
             count += 1
     if units < k:
         xs[0] = murmur3_32(buf, lo, hi, seed)

@@ -200,7 +200,6 @@ def _signatures_text_runs(buf, doc_offsets, whole, word, k_sh, a, b, mask, bound
         for d in range(d0, d1):
             longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
         xs = np.empty(longest + 1, dtype=np.uint32)
-        ring = np.empty(k_sh, dtype=np.int64)
         size = 16
         while size < 2 * (longest + 1):
             size *= 2
@@ -208,8 +207,7 @@ def _signatures_text_runs(buf, doc_offsets, whole, word, k_sh, a, b, mask, bound
         stamps = np.full(size if dedupe else 1, -1, dtype=np.int64)
         mins = np.empty(k, dtype=np.uint32)
         for d in range(d0, d1):
-            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
-                             ring, xs)  # fmt: skip
+            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh, xs)
             if dedupe:
                 cnt = distinct_hashes(xs, cnt, keys, stamps, d)
             mins[:] = np.uint32(0xFFFFFFFF)

@@ -175,7 +175,8 @@ def doc_values(buf, lo, hi, word, whole, k, xs):
     The same shingles as :func:`nearsim.hashing.doc_shingle_spans`. An ASCII document's
     character k-grams (k ≤ 7) are the low k bytes of a word that moves one byte a
     shingle; otherwise a shingle's first byte follows its last one, a character (or a
-    word) at a time.
+    word) at a time, and a character shingle of at most 7 bytes is read from a word that
+    moves with its first byte.
     """
     if lo == hi:
         return 0
@@ -221,13 +222,25 @@ def doc_values(buf, lo, hi, word, whole, k, xs):
                 count += 1
             pos += 1
         return count
+    w = np.uint64(0)  # the 8 bytes from `first` (zeros past the end)
+    for i in range(min(8, hi - lo)):
+        w |= np.uint64(buf[lo + i]) << np.uint64(8 * i)
     while pos < hi:
         units += 1
         pos += _utf8_step(buf[pos])
         if units > k:
-            first += _utf8_step(buf[first])
+            step = _utf8_step(buf[first])
+            first += step
+            w >>= np.uint64(8 * step)
+            for i in range(8 - step, min(8, hi - first)):
+                w |= np.uint64(buf[first + i]) << np.uint64(8 * i)
         if units >= k:
-            xs[count] = span_value(buf, first, pos)
+            n = pos - first
+            if n <= 7:
+                low = (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1)
+                xs[count] = (w & low) | (np.uint64(n) << np.uint64(56))
+            else:
+                xs[count] = span_value(buf, first, pos)
             count += 1
     if units < k:
         xs[0] = span_value(buf, lo, hi)
