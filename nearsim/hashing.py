@@ -16,8 +16,8 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
-from nearsim._ascii_text import normalise as normalise_text
-from nearsim.shingling import as_text_list, check_shingle_options, normalize
+# raw texts laid out for the kernels: there, re-exported here
+from nearsim.text_layout import FlatTexts, _encode, flatten_texts  # noqa: F401
 from nearsim.utils.arrays import pack_segments
 from nearsim.utils.validation import ArgumentTypeError
 from nearsim.utils.validation_arrays import check_shingle_sets
@@ -195,19 +195,6 @@ class FlatShingles:
         return _hash_spans(self.buf, self.starts, self.ends, np.uint32(seed))
 
 
-def _encode(joined: str, what: str) -> bytes:
-    """UTF-8 of the joined strings; ``what`` names the argument they came from."""
-    if joined.isascii():
-        return joined.encode("ascii")
-    try:
-        return joined.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"{what} holds a lone surrogate code point ({exc.object[exc.start]!r}), which is "
-            f"not accepted; accepted: str of valid Unicode text"
-        ) from None
-
-
 SHINGLE_LISTS = "a list of shingle lists, one list of str per document"
 
 
@@ -264,127 +251,6 @@ def flatten(shingle_lists: Iterable[Sequence[str]], name: str = "shingle_lists")
     if buf.shape[0] != cp[-1]:
         cp = _cp_to_byte_offsets(buf, cp)
     return FlatShingles(buf, cp[:-1].copy(), cp[1:].copy(), doc_offsets)
-
-
-class FlatTexts:
-    """Normalised documents as one UTF-8 buffer, ready for the shingle kernels.
-
-    Attributes
-    ----------
-    buf : ndarray of uint8
-        The normalised documents' UTF-8 bytes, back to back.
-    doc_offsets : ndarray of int64, shape (n + 1,)
-        Document d is ``buf[doc_offsets[d]:doc_offsets[d + 1]]``.
-    whole : ndarray of bool, shape (n,)
-        Word shingles only: the document has fewer than k words and is one shingle, its
-        whole normalised text. (For char shingles the kernel decides by length.)
-    kind : str
-        ``"char"`` or ``"word"``. For word shingles each document is stored as its words
-        joined by single spaces, so a word k-gram is a contiguous span of bytes.
-    k : int
-        Shingle length.
-    """
-
-    __slots__ = ("buf", "doc_offsets", "k", "kind", "whole")
-
-    def __init__(self, buf, doc_offsets, whole, kind, k):
-        self.buf = buf
-        self.doc_offsets = doc_offsets
-        self.whole = whole
-        self.kind = kind
-        self.k = k
-
-
-def flatten_texts(
-    texts: Iterable[str],
-    *,
-    kind: str = "char",
-    k: int = 5,
-    lowercase: bool = True,
-    remove_punctuation: bool = False,
-    collapse_whitespace: bool = True,
-) -> FlatTexts:
-    """Normalise texts and lay them out for the compiled shingle kernels.
-
-    Parameters
-    ----------
-    texts : iterable of str, length n
-        Raw documents.
-    kind, k, lowercase, remove_punctuation, collapse_whitespace
-        As in :func:`nearsim.shingles`.
-
-    Returns
-    -------
-    FlatTexts
-    """
-    opts = check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
-    kind, k = opts.pop("kind"), opts.pop("k")  # Python str and int: one compiled kernel
-    texts = as_text_list(texts)
-    word = kind == "word"
-    whole = np.zeros(len(texts), dtype=np.bool_)
-    buf, doc_offsets, is_ascii = _utf8_of(texts)
-    if not (word or any(opts.values())):
-        return FlatTexts(buf, doc_offsets, whole, kind, k)
-    # compiled (nearsim._ascii_text); the few documents it cannot do, in Python
-    buf, doc_offsets, python = normalise_text(buf, doc_offsets, is_ascii, whole, word=word,
-                                              k=k, **opts)  # fmt: skip
-    if python.any():
-        buf, doc_offsets = _splice_python(texts, buf, doc_offsets, python, whole, word, k, opts)
-    return FlatTexts(buf, doc_offsets, whole, kind, k)
-
-
-def _utf8_of(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The texts' UTF-8 bytes back to back, each text's byte offsets, and which are ASCII.
-
-    ASCII texts (``str.isascii`` is free: CPython records it) are joined and encoded at
-    once. Otherwise each text is encoded by itself and the bytes joined: joining texts of
-    different widths into one ``str`` first, then encoding it and finding the byte
-    offsets, took four times as long on installed documents.
-    """
-    is_ascii = np.fromiter(map(str.isascii, texts), dtype=np.bool_, count=len(texts))
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    if is_ascii.all():
-        np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), out=offsets[1:])
-        return np.frombuffer("".join(texts).encode("ascii"), dtype=np.uint8), offsets, is_ascii
-    try:
-        pieces = list(map(str.encode, texts))
-    except UnicodeEncodeError:
-        _encode("".join(texts), "texts")  # raises the error naming the code point
-        raise
-    np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(texts)), out=offsets[1:])
-    return np.frombuffer(b"".join(pieces), dtype=np.uint8), offsets, is_ascii
-
-
-def _splice_python(texts, buf, doc_offsets, python, whole, word, k, opts):
-    """The laid-out buffer with the documents ``python`` marks (empty in ``buf``)
-    normalised by :func:`nearsim.normalize` and put in their places."""
-    docs = np.flatnonzero(python).tolist()
-    pieces = []
-    for d in docs:
-        text, whole[d] = _lay_out(normalize(texts[d], **opts), word, k)
-        pieces.append(_encode(text, "texts"))
-    sizes = np.diff(doc_offsets)
-    sizes[docs] = list(map(len, pieces))
-    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    chunks, done = [], 0  # the compiled documents between them, as they are
-    for d, piece in zip(docs, pieces, strict=True):
-        chunks += [buf[done : doc_offsets[d]], np.frombuffer(piece, dtype=np.uint8)]
-        done = doc_offsets[d + 1]
-    chunks.append(buf[done:])
-    return np.concatenate(chunks), offsets
-
-
-def _lay_out(text: str, word: bool, k: int) -> tuple[str, bool]:
-    """A normalised document as the kernels read it, and whether it is one whole shingle:
-    word shingles of a document of at least k words read its words joined by single
-    spaces; a shorter one is its whole text (when not empty)."""
-    if not word:
-        return text, False
-    words = text.split()
-    if len(words) < k:
-        return text, bool(text)
-    return " ".join(words), False
 
 
 @njit(cache=True, inline="always")
@@ -460,7 +326,8 @@ def doc_hashes(buf, lo, hi, word, whole, k, xs):
     storing their spans. An ASCII document's character k-grams start at every byte, so
     the k-gram ending at byte e starts at e − k; otherwise the shingle's first byte moves
     on by a character (or a word) as its end does (no ring of starts: its index mod k
-    was a division a shingle).
+    was a division a shingle), and a character shingle of at most 8 bytes is hashed from
+    a word that moves with its first byte.
     """
     if lo == hi:
         return 0
@@ -505,13 +372,21 @@ def doc_hashes(buf, lo, hi, word, whole, k, xs):
                 count += 1
             pos += 1
         return count
+    w = _U64(0)  # the 8 bytes from `first` (zeros past the end)
+    for i in range(min(8, hi - lo)):
+        w |= _U64(buf[lo + i]) << _U64(8 * i)
     while pos < hi:
         units += 1
         pos += _utf8_step(buf[pos])
         if units > k:
-            first += _utf8_step(buf[first])
+            step = _utf8_step(buf[first])
+            first += step
+            w >>= _U64(8 * step)
+            for i in range(8 - step, min(8, hi - first)):
+                w |= _U64(buf[first + i]) << _U64(8 * i)
         if units >= k:
-            xs[count] = murmur3_32(buf, first, pos, seed)
+            n = pos - first
+            xs[count] = murmur3_word(w, n) if n <= 8 else murmur3_32(buf, first, pos, seed)
             count += 1
     if units < k:
         xs[0] = murmur3_32(buf, lo, hi, seed)
