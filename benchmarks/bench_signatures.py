@@ -9,6 +9,9 @@ one run on one generated corpus: 20,000 short news-like documents (``example_cor
 char 5-grams, k = 128. Times are the best of three runs after a warm-up (the warm-up
 compiles and caches the numba kernels); ratios are what matters.
 
+``--parts goals`` writes the "sketch-goals" section: just the second sketch's goals,
+quickly (``benchmarks/_sketch_goals.py``; ``--baseline none`` skips the old code).
+
 ``--parts sketches`` writes the "sketches" section: signing throughput per CPU-second
 (one thread each) of classic MinHash and SuperMinHash from raw text, beside rensa's
 R-MinHash and C-MinHash, datasketch and (when it is importable) FastSketchLSH, on short
@@ -54,7 +57,11 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--datasketch-docs", type=int, default=20_000)
     parser.add_argument("--long-docs", type=int, default=3_000, help="sketches: real documents")
-    parser.add_argument("--parts", default="signatures,sketches")
+    parser.add_argument("--parts", default="signatures,sketches",
+                        help="signatures, sketches, goals (comma-separated)")
+    parser.add_argument("--repeats", type=int, default=3, help="goals: interleaved rounds")
+    parser.add_argument("--baseline", default="f1721c8",
+                        help="goals: the commit before the text-path rework, or none")
     args = parser.parse_args()
     parts = args.parts.split(",")
     if "signatures" in parts:
@@ -63,6 +70,10 @@ def main() -> None:
         from benchmarks._sketch_throughput import sketches_part
 
         sketches_part(args)
+    if "goals" in parts:
+        from benchmarks._sketch_goals import goals_part
+
+        goals_part(args)
 
 
 def signatures_part(args: argparse.Namespace) -> None:

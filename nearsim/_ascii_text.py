@@ -1,18 +1,26 @@
-"""Normalising ASCII documents in compiled code, the way :func:`nearsim.shingling.normalize` does.
+"""Normalising documents in compiled code, the way :func:`nearsim.shingling.normalize` does.
 
 Most documents of most corpora are pure ASCII, and for them Python's ``str.lower``, the
 deletion of Unicode punctuation and ``" ".join(text.split())`` are byte operations: A-Z
 to a-z; the ASCII characters whose category starts with "P"; the ASCII characters
 ``str.split`` splits on (tab, newline, vertical tab, form feed, carriage return, the
-four separators 0x1C-0x1F, and space). :func:`normalise` applies them to the ASCII
-documents of a laid-out buffer (others arrive already normalised in Python and are
-copied), with the word layout of :func:`nearsim.hashing.flatten_texts`: a document of
-at least k words is stored as its words joined by single spaces, a shorter one as its
-normalised text, marked whole when it is not empty.
+four separators 0x1C-0x1F, and space). Most of the others are ASCII with a few other
+characters (quotes, dashes, accented letters): for the Basic Multilingual Plane, a table
+built once from Python's own ``str.lower``, ``str.isspace`` and ``unicodedata.category``
+(:func:`unicode_tables`) says what each code point becomes, so they are normalised here
+too, reading and writing UTF-8. A document is left to Python (``normalize``) when it
+holds a code point the table cannot answer for: beyond U+FFFF, or, when lower-casing,
+one whose lower case depends on its neighbours (Σ: σ or final ς), is two code points
+(İ) or needs more bytes than it had (Ⱥ, Ⱦ) — :func:`normalise` reports those.
+
+The layout is that of :func:`nearsim.hashing.flatten_texts`: a document of at least k
+words (word shingles) is stored as its words joined by single spaces, a shorter one as
+its normalised text, marked whole when it is not empty.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import numpy as np
@@ -28,42 +36,127 @@ deletes)."""
 WHITESPACE = np.array([chr(c).isspace() for c in range(128)], dtype=np.bool_)
 """ASCII code points ``str.split`` splits on."""
 
+SPACE = 1
+"""Flag of :func:`unicode_tables`: ``str.isspace``."""
+PUNCT = 2
+"""Flag: the category starts with "P"."""
+COMPLEX = 4
+"""Flag: ``str.lower`` cannot be done from the table (see the module text)."""
 
-@njit(cache=True, inline="always")
-def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop):
+
+@functools.cache
+def unicode_tables() -> tuple[np.ndarray, np.ndarray]:
+    """What each code point of the Basic Multilingual Plane is, for the kernel.
+
+    Built on first use (about 0.06 s) from the running Python's Unicode data, so the
+    kernel and :func:`nearsim.normalize` agree on every version.
+
+    Returns
+    -------
+    flags : ndarray of uint8, shape (65536,)
+        :data:`SPACE`, :data:`PUNCT` and :data:`COMPLEX` bits.
+    lower : ndarray of uint16, shape (65536,)
+        The lower case of each code point (itself where it has none).
+    """
+    flags = np.zeros(65536, dtype=np.uint8)
+    lower = np.arange(65536, dtype=np.uint16)
+    for c in range(65536):
+        ch = chr(c)
+        f = SPACE * ch.isspace() | PUNCT * unicodedata.category(ch).startswith("P")
+        low = ch.lower()
+        if len(low) != 1 or c == 0x03A3 or 0xD800 <= c < 0xE000:
+            f |= COMPLEX
+        elif low != ch:
+            if ord(low) > 0xFFFF or _utf8_len(ord(low)) > _utf8_len(c):
+                f |= COMPLEX
+            else:
+                lower[c] = ord(low)
+        flags[c] = f
+    return flags, lower
+
+
+def _utf8_len(c: int) -> int:
+    return 1 if c < 0x80 else 2 if c < 0x800 else 3 if c < 0x10000 else 4
+
+
+@njit(cache=True)
+def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop, flags, lowers):
     """Lower-case, delete punctuation and (``collapse``) join the words by single spaces,
-    from ``buf[lo:hi]`` into ``out`` from ``lo``, in one pass; returns the end."""
+    from UTF-8 ``buf[lo:hi]`` into ``out`` from ``lo``, in one pass; returns the end, or
+    −1 when the document must be normalised in Python.
+
+    ASCII bytes go without a branch on their kind (white space comes every few bytes,
+    at random for the branch predictor): each is written as itself or a space, and the
+    end moves on unless it was deleted or is a space after a space; a space left at the
+    end is taken back. Other code points go through the tables of
+    :func:`unicode_tables`.
+    """
     m = lo
-    gap = False
-    for x in range(lo, hi):
+    after_space = True  # so that leading white space writes nothing
+    x = lo
+    while x < hi:
         c = buf[x]
-        if punct and drop[c]:
+        if c < 0x80:
+            x += 1
+            gone = punct and drop[c]
+            c += np.uint8(32) * np.uint8(lower and 65 <= c <= 90)
+            sp = collapse and spaces[c]
+            out[m] = 32 if sp else c
+            m += np.int64(not gone and not (sp and after_space))
+            after_space = after_space if gone else sp
             continue
-        if lower and 65 <= c <= 90:
-            c += 32
-        if collapse and spaces[c]:
-            gap = m > lo
+        if c >= 0xF0:  # beyond U+FFFF: not in the tables
+            return -1
+        if c >= 0xE0:
+            cp = ((np.int64(c) & 0x0F) << 12) | ((np.int64(buf[x + 1]) & 0x3F) << 6) \
+                | (np.int64(buf[x + 2]) & 0x3F)  # fmt: skip
+            x += 3
+        else:
+            cp = ((np.int64(c) & 0x1F) << 6) | (np.int64(buf[x + 1]) & 0x3F)
+            x += 2
+        f = flags[cp]
+        if lower:
+            if f & COMPLEX:
+                return -1
+            cp = np.int64(lowers[cp])
+            f = flags[cp]
+        if punct and f & PUNCT:
             continue
-        if gap:
+        if collapse and f & SPACE:
             out[m] = 32
+            m += np.int64(not after_space)
+            after_space = True
+            continue
+        after_space = False
+        if cp < 0x80:  # K (Kelvin) lower-cases to k
+            out[m] = cp
             m += 1
-            gap = False
-        out[m] = c
-        m += 1
+        elif cp < 0x800:
+            out[m] = 0xC0 | (cp >> 6)
+            out[m + 1] = 0x80 | (cp & 0x3F)
+            m += 2
+        else:
+            out[m] = 0xE0 | (cp >> 12)
+            out[m + 1] = 0x80 | ((cp >> 6) & 0x3F)
+            out[m + 2] = 0x80 | (cp & 0x3F)
+            m += 3
+    if collapse and after_space and m > lo:  # a space at the end
+        m -= 1
     return m
 
 
 @njit(cache=True, parallel=True)
-def _normalise(buf, offsets, is_ascii, lower, punct, collapse, word, k, spaces, drop, out,
-               sizes, whole):  # fmt: skip
+def _normalise(buf, offsets, lower, punct, collapse, word, k, spaces, drop, flags,
+               lowers, out, sizes, whole, python):  # fmt: skip
     for d in prange(offsets.shape[0] - 1):
         lo = offsets[d]
         hi = offsets[d + 1]
-        if not is_ascii[d]:
-            out[lo:hi] = buf[lo:hi]
-            sizes[d] = hi - lo
+        n = _one_pass(buf, lo, hi, out, lower, punct, collapse or word, spaces, drop, flags,
+                      lowers)  # fmt: skip
+        if n < 0:
+            python[d] = True
+            sizes[d] = 0
             continue
-        n = _one_pass(buf, lo, hi, out, lower, punct, collapse or word, spaces, drop)
         if word:
             words = 0
             for x in range(lo, n):  # words joined by single spaces: one more than spaces
@@ -71,7 +164,8 @@ def _normalise(buf, offsets, is_ascii, lower, punct, collapse, word, k, spaces, 
             words += n > lo
             if words < k:
                 if not collapse:  # a short document keeps its own white space
-                    n = _one_pass(buf, lo, hi, out, lower, punct, False, spaces, drop)
+                    n = _one_pass(buf, lo, hi, out, lower, punct, False, spaces, drop, flags,
+                                  lowers)  # fmt: skip
                 whole[d] = n > lo
         sizes[d] = n - lo
 
@@ -87,18 +181,18 @@ def normalise(
     collapse_whitespace: bool,
     word: bool,
     k: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Normalise the ASCII documents of ``buf`` (document d: ``buf[offsets[d]:offsets[d+1]]``).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Normalise the documents of ``buf`` (document d: ``buf[offsets[d]:offsets[d+1]]``).
 
     Parameters
     ----------
     buf : ndarray of uint8
-        Documents back to back; the ASCII ones raw, the others already normalised.
+        The raw documents' UTF-8 bytes, back to back.
     offsets : ndarray of int64, shape (n + 1,)
     is_ascii : ndarray of bool, shape (n,)
-        Which documents to normalise here.
+        Which documents are ASCII (when all are, the tables are not built).
     whole : ndarray of bool, shape (n,)
-        Word layout: set here for the ASCII documents (see the module text).
+        Word layout: set here (see the module text).
     lowercase, remove_punctuation, collapse_whitespace, word, k
         As in :func:`nearsim.hashing.flatten_texts`.
 
@@ -106,12 +200,19 @@ def normalise(
     -------
     buf : ndarray of uint8
     offsets : ndarray of int64, shape (n + 1,)
+    python : ndarray of bool, shape (n,)
+        The documents left to Python: empty in ``buf``, their ``whole`` not set.
     """
     n = offsets.shape[0] - 1
     out = np.empty_like(buf)
     sizes = np.empty(n, dtype=np.int64)
-    _normalise(buf, offsets, is_ascii, lowercase, remove_punctuation, collapse_whitespace, word,
-               k, WHITESPACE, PUNCTUATION, out, sizes, whole)  # fmt: skip
+    python = np.zeros(n, dtype=np.bool_)
+    if is_ascii.all():  # the tables are not needed: no first-use cost
+        flags, lowers = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.uint16)
+    else:
+        flags, lowers = unicode_tables()
+    _normalise(buf, offsets, lowercase, remove_punctuation, collapse_whitespace, word,
+               k, WHITESPACE, PUNCTUATION, flags, lowers, out, sizes, whole, python)  # fmt: skip
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=new_offsets[1:])
-    return pack_segments(out, offsets[:-1], new_offsets), new_offsets
+    return pack_segments(out, offsets[:-1], new_offsets), new_offsets, python

@@ -16,8 +16,8 @@ from itertools import chain
 import numpy as np
 from numba import njit, prange
 
-from nearsim._ascii_text import normalise as normalise_ascii
-from nearsim.shingling import as_text_list, check_shingle_options, normalize
+# raw texts laid out for the kernels: there, re-exported here
+from nearsim.text_layout import FlatTexts, _encode, flatten_texts  # noqa: F401
 from nearsim.utils.arrays import pack_segments
 from nearsim.utils.validation import ArgumentTypeError
 from nearsim.utils.validation_arrays import check_shingle_sets
@@ -195,19 +195,6 @@ class FlatShingles:
         return _hash_spans(self.buf, self.starts, self.ends, np.uint32(seed))
 
 
-def _encode(joined: str, what: str) -> bytes:
-    """UTF-8 of the joined strings; ``what`` names the argument they came from."""
-    if joined.isascii():
-        return joined.encode("ascii")
-    try:
-        return joined.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"{what} holds a lone surrogate code point ({exc.object[exc.start]!r}), which is "
-            f"not accepted; accepted: str of valid Unicode text"
-        ) from None
-
-
 SHINGLE_LISTS = "a list of shingle lists, one list of str per document"
 
 
@@ -264,94 +251,6 @@ def flatten(shingle_lists: Iterable[Sequence[str]], name: str = "shingle_lists")
     if buf.shape[0] != cp[-1]:
         cp = _cp_to_byte_offsets(buf, cp)
     return FlatShingles(buf, cp[:-1].copy(), cp[1:].copy(), doc_offsets)
-
-
-class FlatTexts:
-    """Normalised documents as one UTF-8 buffer, ready for the shingle kernels.
-
-    Attributes
-    ----------
-    buf : ndarray of uint8
-        The normalised documents' UTF-8 bytes, back to back.
-    doc_offsets : ndarray of int64, shape (n + 1,)
-        Document d is ``buf[doc_offsets[d]:doc_offsets[d + 1]]``.
-    whole : ndarray of bool, shape (n,)
-        Word shingles only: the document has fewer than k words and is one shingle, its
-        whole normalised text. (For char shingles the kernel decides by length.)
-    kind : str
-        ``"char"`` or ``"word"``. For word shingles each document is stored as its words
-        joined by single spaces, so a word k-gram is a contiguous span of bytes.
-    k : int
-        Shingle length.
-    """
-
-    __slots__ = ("buf", "doc_offsets", "k", "kind", "whole")
-
-    def __init__(self, buf, doc_offsets, whole, kind, k):
-        self.buf = buf
-        self.doc_offsets = doc_offsets
-        self.whole = whole
-        self.kind = kind
-        self.k = k
-
-
-def flatten_texts(
-    texts: Iterable[str],
-    *,
-    kind: str = "char",
-    k: int = 5,
-    lowercase: bool = True,
-    remove_punctuation: bool = False,
-    collapse_whitespace: bool = True,
-) -> FlatTexts:
-    """Normalise texts and lay them out for the compiled shingle kernels.
-
-    Parameters
-    ----------
-    texts : iterable of str, length n
-        Raw documents.
-    kind, k, lowercase, remove_punctuation, collapse_whitespace
-        As in :func:`nearsim.shingles`.
-
-    Returns
-    -------
-    FlatTexts
-    """
-    opts = check_shingle_options(kind, k, lowercase, remove_punctuation, collapse_whitespace)
-    kind, k = opts.pop("kind"), opts.pop("k")  # Python str and int: one compiled kernel
-    texts = as_text_list(texts)
-    word = kind == "word"
-    whole = np.zeros(len(texts), dtype=np.bool_)
-    # ASCII documents are normalised by a compiled kernel (nearsim._ascii_text), the
-    # others here first (str methods), then copied by it as they are
-    is_ascii = np.fromiter(map(str.isascii, texts), dtype=np.bool_, count=len(texts))
-    laid = texts
-    if not is_ascii.all():
-        laid = list(texts)
-        for d in np.flatnonzero(~is_ascii).tolist():
-            laid[d], whole[d] = _lay_out(normalize(texts[d], **opts), word, k)
-    lengths = np.fromiter(map(len, laid), dtype=np.int64, count=len(laid))
-    doc_offsets = np.zeros(len(laid) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=doc_offsets[1:])
-    buf = np.frombuffer(_encode("".join(laid), "texts"), dtype=np.uint8)
-    if buf.shape[0] != doc_offsets[-1]:
-        doc_offsets = _cp_to_byte_offsets(buf, doc_offsets)
-    if is_ascii.any() and (word or any(opts.values())):
-        buf, doc_offsets = normalise_ascii(buf, doc_offsets, is_ascii, whole, word=word, k=k,
-                                           **opts)  # fmt: skip
-    return FlatTexts(buf, doc_offsets, whole, kind, k)
-
-
-def _lay_out(text: str, word: bool, k: int) -> tuple[str, bool]:
-    """A normalised document as the kernels read it, and whether it is one whole shingle:
-    word shingles of a document of at least k words read its words joined by single
-    spaces; a shorter one is its whole text (when not empty)."""
-    if not word:
-        return text, False
-    words = text.split()
-    if len(words) < k:
-        return text, bool(text)
-    return " ".join(words), False
 
 
 @njit(cache=True, inline="always")
@@ -419,14 +318,16 @@ def _one_byte_chars(buf, lo, hi):
 
 
 @njit(cache=True)
-def doc_hashes(buf, lo, hi, word, whole, k, ring, xs):
+def doc_hashes(buf, lo, hi, word, whole, k, xs):
     """MurmurHash3 (seed 0) of every shingle of one laid-out document, repeats included,
     in order, into ``xs`` (uint32, length ≥ the document's bytes + 1); returns the count.
 
     The same shingles as :func:`doc_shingle_spans`, hashed as they are cut, without
     storing their spans. An ASCII document's character k-grams start at every byte, so
-    the k-gram ending at byte e starts at e − k; others keep the starts of the last k
-    characters in ``ring`` (scratch of length ≥ k).
+    the k-gram ending at byte e starts at e − k; otherwise the shingle's first byte moves
+    on by a character (or a word) as its end does (no ring of starts: its index mod k
+    was a division a shingle), and a character shingle of at most 8 bytes is hashed from
+    a word that moves with its first byte.
     """
     if lo == hi:
         return 0
@@ -455,24 +356,37 @@ def doc_hashes(buf, lo, hi, word, whole, k, ring, xs):
             count += 1
         return count
     units = 0
+    first = lo  # the shingle's first byte: a character (or word) on, once there are k
     pos = lo
     if word:
         while pos < hi:  # words are separated by exactly one space (0x20)
-            ring[units % k] = pos
             units += 1
             while pos < hi and buf[pos] != 0x20:
                 pos += 1
+            if units > k:
+                while buf[first] != 0x20:
+                    first += 1
+                first += 1
             if units >= k:
-                xs[count] = murmur3_32(buf, ring[(units - k) % k], pos, seed)
+                xs[count] = murmur3_32(buf, first, pos, seed)
                 count += 1
             pos += 1
         return count
+    w = _U64(0)  # the 8 bytes from `first` (zeros past the end)
+    for i in range(min(8, hi - lo)):
+        w |= _U64(buf[lo + i]) << _U64(8 * i)
     while pos < hi:
-        ring[units % k] = pos
         units += 1
         pos += _utf8_step(buf[pos])
+        if units > k:
+            step = _utf8_step(buf[first])
+            first += step
+            w >>= _U64(8 * step)
+            for i in range(8 - step, min(8, hi - first)):
+                w |= _U64(buf[first + i]) << _U64(8 * i)
         if units >= k:
-            xs[count] = murmur3_32(buf, ring[(units - k) % k], pos, seed)
+            n = pos - first
+            xs[count] = murmur3_word(w, n) if n <= 8 else murmur3_32(buf, first, pos, seed)
             count += 1
     if units < k:
         xs[0] = murmur3_32(buf, lo, hi, seed)

@@ -10,6 +10,9 @@ Jaccard similarity of the two shingle sets, so the share of equal positions esti
 The kernel reduces x mod p once per shingle (which leaves every h_i(x) unchanged), so
 a_i·x + b_i stays below 2**62, and the reduction mod p uses the Mersenne identity
 2**31 ≡ 1 (mod p) — shifts, masks and adds only — so the compiled kernel vectorises.
+
+The estimates from signatures (:func:`estimate_jaccard`, :func:`estimate_pairs`, …) live
+in :mod:`nearsim.estimates` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -21,6 +24,17 @@ import numpy as np
 from numba import njit, prange
 
 from nearsim import superminhash
+
+# the estimates read either sketch's signatures; re-exported from here
+from nearsim.estimates import (  # noqa: F401
+    ONE_BYTE_CHANCE,
+    agreement_counts,
+    correct_one_byte,
+    estimate_jaccard,
+    estimate_pairs,
+    reaching,
+    standard_error,
+)
 from nearsim.hashing import (
     FlatShingles,
     FlatTexts,
@@ -31,17 +45,13 @@ from nearsim.hashing import (
     murmur3_32,
 )
 from nearsim.utils.validation import (
-    ArgumentTypeError,
     check_bool,
     check_choice,
     check_int,
     check_num_perm,
 )
 from nearsim.utils.validation_arrays import (
-    check_pairs,
     check_shingle_list,
-    check_signatures,
-    check_similarity,
 )
 
 if TYPE_CHECKING:  # imported where a frame is built
@@ -56,8 +66,6 @@ document's distinct base hashes before the k functions (the same signature, bit 
 on long documents about a third of the shingles repeat."""
 EMPTY = np.uint32(0xFFFFFFFF)
 """Signature value of every position for a document with no shingles."""
-ONE_BYTE_CHANCE = 1.0 / 256.0
-"""Chance that two different 1-byte values agree: the collision rate the estimator removes."""
 
 _P = np.uint64(MERSENNE_P)
 _P32 = np.uint32(MERSENNE_P)
@@ -157,31 +165,35 @@ def _min_hashes(mins, xs, count, a, b):
 
 
 @njit(cache=True, inline="always")
-def distinct_hashes(xs, count, keys, stamps, stamp):
+def distinct_hashes(xs, count, table, stamp):
     """Keep the distinct values of ``xs[:count]`` (in order of first appearance) at the
     front of ``xs``; returns how many. Equal base hashes give equal values under every
     hash function, so a signature over the distinct ones is the same, bit for bit.
 
-    ``keys`` (uint32) and ``stamps`` (int64) are an open-addressing table of a power-of-two
-    length ≥ 2·count, reused across documents: a slot is taken when its stamp is this
-    document's ``stamp`` (no clearing between documents).
+    ``table`` (uint64) is an open-addressing table of a power-of-two length ≥ 2·count,
+    reused across documents: a slot holds (stamp + 1)·2³² + the value, and is free for
+    this document unless its high half is this document's ``stamp`` + 1 (no clearing
+    between documents; one load a probe).
     """
     size = 16
     while size < 2 * count:
         size *= 2
     mask = size - 1
+    mine = np.uint64(stamp + 1)
+    tag = mine << np.uint64(32)
     nd = 0
     for t in range(count):
         x = xs[t]
+        want = tag | np.uint64(x)
         slot = np.int64(x) & mask
         while True:
-            if stamps[slot] != stamp:
-                stamps[slot] = stamp
-                keys[slot] = x
+            e = table[slot]
+            if e == want:
+                break
+            if e >> np.uint64(32) != mine:
+                table[slot] = want
                 xs[nd] = x
                 nd += 1
-                break
-            if keys[slot] == x:
                 break
             slot = (slot + 1) & mask
     return nd
@@ -200,18 +212,15 @@ def _signatures_text_runs(buf, doc_offsets, whole, word, k_sh, a, b, mask, bound
         for d in range(d0, d1):
             longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
         xs = np.empty(longest + 1, dtype=np.uint32)
-        ring = np.empty(k_sh, dtype=np.int64)
         size = 16
         while size < 2 * (longest + 1):
             size *= 2
-        keys = np.empty(size if dedupe else 1, dtype=np.uint32)
-        stamps = np.full(size if dedupe else 1, -1, dtype=np.int64)
+        table = np.zeros(size if dedupe else 1, dtype=np.uint64)
         mins = np.empty(k, dtype=np.uint32)
         for d in range(d0, d1):
-            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
-                             ring, xs)  # fmt: skip
+            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh, xs)
             if dedupe:
-                cnt = distinct_hashes(xs, cnt, keys, stamps, d)
+                cnt = distinct_hashes(xs, cnt, table, d)
             mins[:] = np.uint32(0xFFFFFFFF)
             _min_hashes(mins, xs, cnt, a, b)
             for i in range(k):
@@ -227,37 +236,6 @@ def _signatures_flat(buf, starts, ends, doc_offsets, a, b, mask, out):
         _min_spans(mins, buf, starts, ends, doc_offsets[d], doc_offsets[d + 1], a, b)
         for i in range(k):
             out[d, i] = mins[i] & mask
-
-
-@njit(cache=True, parallel=True)
-def _agreement_counts(signatures, codes, n):
-    """How many positions agree, for each pair coded ``i · n + j`` (uint16: k ≤ 4,096)."""
-    m = codes.shape[0]
-    k = signatures.shape[1]
-    out = np.empty(m, dtype=np.uint16)
-    for t in prange(m):
-        i = codes[t] // n
-        j = codes[t] % n
-        same = 0
-        for c in range(k):
-            same += signatures[i, c] == signatures[j, c]
-        out[t] = same
-    return out
-
-
-@njit(cache=True, parallel=True)
-def _agreement(signatures, left, right):
-    m = left.shape[0]
-    k = signatures.shape[1]
-    out = np.empty(m, dtype=np.float64)
-    for t in prange(m):
-        i = left[t]
-        j = right[t]
-        same = 0
-        for c in range(k):
-            same += signatures[i, c] == signatures[j, c]
-        out[t] = same / k
-    return out
 
 
 class MinHasher:
@@ -471,7 +449,8 @@ class MinHasher:
             (int64, the shingle's place in ``shingles``; the first on a tie), ``hash``
             (uint32, its MurmurHash3), ``value`` (uint32, the signature value).
             Empty when there are no shingles. For SuperMinHash the winner is the shingle
-            whose value j + r at that position is smallest.
+            whose value j + r at that position is smallest (``hash`` is still its
+            MurmurHash3, for display: that sketch starts from the shingle's own bytes).
         """
         import pandas as pd
 
@@ -480,7 +459,8 @@ class MinHasher:
         m = min(positions, self.num_perm) if shingles else 0
         x = self.base_hash(shingles)
         if self.sketch == "superminhash":
-            who, sig = superminhash.winners(x, self.num_perm, self.seed)
+            own = superminhash.values(flatten([shingles], "shingles"))
+            who, sig = superminhash.winners(own, self.num_perm, self.seed)
             idx, value = who[:m], sig[:m]
         else:
             vals = (self.a[:m] * x.astype(np.uint64).reshape(-1, 1) + self.b[:m]) % np.uint64(
@@ -497,149 +477,3 @@ class MinHasher:
                 "value": value,
             }
         )
-
-
-def _as_signature_pair(sig1, sig2) -> tuple[np.ndarray, np.ndarray]:
-    accepted = "two 1-D integer arrays of the same length (signatures of one MinHasher)"
-    pair = []
-    for name, sig in (("sig1", sig1), ("sig2", sig2)):
-        if not isinstance(sig, np.ndarray) or sig.dtype.kind not in "iu":
-            raise ArgumentTypeError(
-                f"{name}={type(sig).__name__} is not accepted; accepted: {accepted}"
-            )
-        if sig.ndim != 1 or sig.size == 0:
-            raise ValueError(
-                f"{name} has shape {sig.shape}, which is not accepted; accepted: {accepted}"
-            )
-        pair.append(sig)
-    if pair[0].shape != pair[1].shape:
-        raise ValueError(
-            f"sig1 and sig2 have lengths {pair[0].shape[0]} and {pair[1].shape[0]}, which is "
-            f"not accepted; accepted: {accepted}"
-        )
-    return pair[0], pair[1]
-
-
-def correct_one_byte(agreement):
-    """Jaccard estimate from the agreement rate of 1-byte signatures.
-
-    Two different minima agree in their lowest 8 bits by chance with probability
-    c = 1/256, so the agreement rate E has expectation J + (1 − J)·c and
-
-        Ĵ = (E − c) / (1 − c),
-
-    clipped to [0, 1] (unbiased for J well above 0; Li & König, b-bit minwise hashing).
-
-    Parameters
-    ----------
-    agreement : float or ndarray of float64
-        Share of equal positions.
-
-    Returns
-    -------
-    float or ndarray of float64
-    """
-    est = (np.asarray(agreement, dtype=np.float64) - ONE_BYTE_CHANCE) / (1.0 - ONE_BYTE_CHANCE)
-    est = np.clip(est, 0.0, 1.0)
-    return float(est) if est.ndim == 0 else est
-
-
-def estimate_jaccard(sig1: np.ndarray, sig2: np.ndarray) -> float:
-    """Estimated Jaccard similarity of two signatures: the share of equal positions.
-
-    Parameters
-    ----------
-    sig1, sig2 : ndarray of uint32 (or uint8), shape (k,)
-        Signatures from the same :class:`MinHasher`.
-
-    Returns
-    -------
-    float
-        Share of positions where the signatures agree. For 1-byte (uint8) signatures the
-        share is corrected for chance agreements, see :func:`correct_one_byte`.
-    """
-    s1, s2 = _as_signature_pair(sig1, sig2)
-    share = float(np.count_nonzero(s1 == s2)) / s1.shape[0]
-    if s1.dtype == np.uint8 and s2.dtype == np.uint8:
-        return correct_one_byte(share)
-    return share
-
-
-def estimate_pairs(signatures: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """Estimated Jaccard similarity of many pairs of rows.
-
-    Parameters
-    ----------
-    signatures : ndarray of uint32 (or uint8), shape (n, k)
-    pairs : ndarray of int, shape (m, 2)
-        Row indices, 0 <= i, j < n and i != j (repeats allowed).
-
-    Returns
-    -------
-    ndarray of float64, shape (m,)
-        As :func:`estimate_jaccard` for each pair (corrected for uint8 signatures).
-    """
-    sig = check_signatures(signatures)
-    pr = check_pairs(pairs, "pairs", n=sig.shape[0], ordered=False, unique=False, distinct=False)
-    share = _agreement(np.ascontiguousarray(sig), pr[:, 0].copy(), pr[:, 1].copy())
-    if sig.dtype == np.uint8:
-        return correct_one_byte(share)
-    return share
-
-
-def agreement_counts(signatures: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Agreeing positions of pairs coded ``i · n + j`` (n = len(signatures)), as a corpus
-    run holds its candidates: 2 bytes a candidate, where the estimates take 8.
-    ``counts / k`` is :func:`estimate_pairs` of uint32 signatures, exactly.
-
-    Parameters
-    ----------
-    signatures : ndarray of uint32, shape (n, k), C-contiguous
-    codes : ndarray of int64, shape (m,)
-        Checked by the caller: every code below n².
-
-    Returns
-    -------
-    ndarray of uint16, shape (m,)
-    """
-    return _agreement_counts(signatures, codes, np.int64(max(signatures.shape[0], 1)))
-
-
-def reaching(counts: np.ndarray, num_perm: int, threshold: float) -> np.ndarray:
-    """Which agreement counts give an estimate ``count / num_perm`` at or above
-    ``threshold``, decided exactly as ``estimate >= threshold`` is on the float64 estimates
-    (a table of the k + 1 possible answers).
-
-    Returns
-    -------
-    ndarray of bool, shape (m,)
-    """
-    table = np.arange(num_perm + 1, dtype=np.float64) / num_perm >= threshold
-    return table[counts]
-
-
-def standard_error(j, num_perm: int, *, one_byte: bool = False):
-    """Standard error of the MinHash estimate, sqrt(J(1 − J)/k).
-
-    Parameters
-    ----------
-    j : float or array_like
-        Jaccard similarity, 0 to 1.
-    num_perm : int
-        Signature length k, 1 to 4,096 (``MAX_PERM``).
-    one_byte : bool
-        For 1-byte signatures: the agreement rate P = J + (1 − J)/256 has standard error
-        sqrt(P(1 − P)/k), and the corrected estimate sqrt(P(1 − P)/k) / (1 − 1/256).
-
-    Returns
-    -------
-    float or ndarray of float64
-    """
-    num_perm = check_num_perm(num_perm)
-    jj = check_similarity(j, "j")
-    if check_bool(one_byte, "one_byte"):
-        p = jj + (1 - jj) * ONE_BYTE_CHANCE
-        se = np.sqrt(p * (1 - p) / num_perm) / (1 - ONE_BYTE_CHANCE)
-    else:
-        se = np.sqrt(jj * (1 - jj) / num_perm)
-    return float(se) if se.ndim == 0 else se

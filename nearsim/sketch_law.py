@@ -52,7 +52,9 @@ same curve; for much longer documents it moves towards MinHash's."""
 MAX_UNION = 16_384
 """Larger unions use this one's law (α(128, 16,384) = 0.99)."""
 GRID_POINTS = 201
-_LAW_VERSION = 1
+_LAW_VERSION = 2
+"""2: SuperMinHash's streams start at x ⊕ key (1: at mix64(x ⊕ key)); laws cached under
+another version are simulated again."""
 
 
 @njit(cache=True)
@@ -201,14 +203,13 @@ def _simulate(m, u, trials, cs, seed):
     for t0 in prange(chunks):
         h = np.empty(m, dtype=np.uint64)
         p = np.empty(m, dtype=np.int64)
-        q = np.empty(m, dtype=np.int64)
         hist = np.empty(m, dtype=np.int64)
         who = np.empty(m, dtype=np.int64)
         for t in range(t0, trials, chunks):
             key = mix64(np.uint64(seed) * GAMMA + np.uint64(t))
-            a = _reset(h, q, hist)
+            a = _reset(h, p, hist)
             for e in range(u):
-                a = _add(np.uint32(e), e, key, h, p, q, hist, a, who)
+                a = _add(np.uint64(e), e, key, h, p, hist, a, who)
             w = np.sort(who)
             i = 0
             for ci in range(cs.shape[0]):

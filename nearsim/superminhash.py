@@ -19,10 +19,18 @@ expected work is O(d + k log² k) for d shingles, against O(d·k) for MinHash.
 
 What is specific to nearsim, fixed here once:
 
-* x is the shingle's MurmurHash3 (32-bit, seed 0, UTF-8 bytes), as for MinHash; repeats
+* x is the shingle's own 64-bit value, not its MurmurHash3: a shingle of n ≤ 7 UTF-8
+  bytes b_0 … b_(n−1) is x = Σ b_i·256^i + n·2⁵⁶ (no two such shingles share it); a
+  longer one is h = n, then h ← mix64(h ⊕ c) for each of its 8-byte little-endian chunks
+  c in turn (the last one padded with zeros), x = h. SuperMinHash's values only have to
+  agree between its own signatures (MinHash's family h_i(x) needs MurmurHash3's x), and
+  an ASCII character k-gram (k ≤ 7) is then the low bytes of a word rolled along the
+  text: no hash per shingle before the sketch's own mix64 (:func:`doc_values`). Repeats
   of a shingle change nothing (their values are the same), so no distinct step is needed.
-* Shingle x's random numbers come from SplitMix64 started at mix64(x ⊕ key), key =
-  mix64(seed ⊕ :data:`SEED_TWEAK`). Step j takes one 64-bit output z: r = z >> 32 (so the
+* Shingle x's random numbers come from SplitMix64 started at x ⊕ key, key =
+  mix64(seed ⊕ :data:`SEED_TWEAK`) (the generator's output function mixes; its states
+  for two shingles would have to differ by a multiple of its increment below 2¹² for
+  their streams to meet). Step j takes one 64-bit output z: r = z >> 32 (so the
   value j + r/2³² is held exactly as the integer j·2³² + r), and the Fisher–Yates index
   j + ⌊(z mod 2³²)·(k − j) / 2³²⌋ (Lemire's multiply-shift; its bias is below k/2³²).
 * A position's signature value is mix64(j·2³² + r) mod (2³¹ − 1): below p like MinHash's,
@@ -36,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from nearsim.hashing import doc_hashes, murmur3_32
+from nearsim.hashing import _one_byte_chars, _utf8_step
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 SEED_TWEAK = 0x5355504552D1A5E5
@@ -70,57 +78,65 @@ def _mix64_py(z: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _reset(h, q, hist):
+def _reset(h, p, hist):
     m = h.shape[0]
     for i in range(m):
         h[i] = _INF
-        q[i] = -1
+        p[i] = -1
         hist[i] = 0
     hist[m - 1] = m
     return m - 1
 
 
 @njit(cache=True, inline="always")
-def _add(x, stamp, key, h, p, q, hist, a, who):
-    """Algorithm 1's loop for one element: fold shingle hash ``x`` into the state.
+def _add(x, stamp, key, h, p, hist, a, who):
+    """Algorithm 1's loop for one element: fold the shingle's value ``x`` into the state.
 
-    ``h`` (uint64, k) holds each position's smallest value as j·2³² + r; ``p``/``q`` are
-    the lazily reset permutation and its stamps (``stamp`` identifies this element);
+    ``h`` (uint64, k) holds each position's smallest value as j·2³² + r; ``p`` (int64, k)
+    is the lazily reset permutation, each entry its stamp · 2¹⁶ + its value (``stamp``
+    ≥ 0 identifies this element; an entry stamped otherwise holds its own index);
     ``hist[j]`` counts positions whose value lies in [j, j + 1) (the last entry also
     counts the empty ones); ``a`` is the last interval still in use. ``who`` (int64, k, or
     length 0) records the stamp of each position's winner. Returns the new ``a``.
+
+    Written for speed on short sets, where the k·log² k steps dominate; the same
+    results as the paper's loop (``tests/superminhash_reference.py``):
+
+    * an entry and its stamp are one word: one load and one store, not two;
+    * Fisher–Yates never reads entry j of the permutation again after step j, so only
+      entry kk is written, not entry j;
+    * no branch on whether the value wins (about half the early steps do, at random):
+      the minimum is stored, and the histogram moves a count from the old value's
+      interval to j by adding the comparison's 0 or 1 (nothing moves when both are j);
+    * ``a`` is lowered once the element is done, not after each step: the steps it then
+      takes beyond the paper's stop offer values of at least a + 1, which win nothing
+      (``test_early_stop_changes_nothing``), and the loop's bound no longer waits on
+      the histogram.
     """
     m = h.shape[0]
-    state = mix64(np.uint64(x) ^ key)
+    state = np.uint64(x) ^ key
     track = who.shape[0] > 0
-    j = 0
-    while j <= a:
+    last = np.uint64(m - 1)
+    mine = np.int64(stamp) << 16
+    for j in range(a + 1):
         state += GAMMA
         z = mix64(state)
         kk = j + np.int64(((z & _LOW32) * np.uint64(m - j)) >> np.uint64(32))
-        # the lazily reset permutation, without branches (selects): an entry not yet
-        # stamped for this element holds its own index
-        pos = p[kk]
-        pos = pos if q[kk] == stamp else kk
-        pj = p[j]
-        pj = pj if q[j] == stamp else j
-        q[kk] = stamp
-        q[j] = stamp
-        p[kk] = pj
-        p[j] = pos
+        ek = p[kk]
+        pos = ek & 0xFFFF if ek >> 16 == stamp else kk
+        ej = p[j]
+        pj = ej & 0xFFFF if ej >> 16 == stamp else j
+        p[kk] = mine | pj
         v = (np.uint64(j) << np.uint64(32)) | (z >> np.uint64(32))
         old = h[pos]
-        if v < old:
-            h[pos] = v
-            if track:
-                who[pos] = stamp
-            jp = min(np.int64(old >> np.uint64(32)), m - 1)
-            if j < jp:
-                hist[jp] -= 1
-                hist[j] += 1
-                while hist[a] == 0:
-                    a -= 1
-        j += 1
+        up = np.int64(v < old)
+        h[pos] = min(v, old)
+        if track and up:
+            who[pos] = stamp
+        hist[np.int64(min(old >> np.uint64(32), last))] -= up
+        hist[j] += up
+    while hist[a] == 0:
+        a -= 1
     return a
 
 
@@ -131,27 +147,155 @@ def _emit(h, out, d, mask):
         out[d, i] = np.uint32(0xFFFFFFFF) if v == _INF else np.uint32(mix64(v) % _P) & mask
 
 
+@njit(cache=True, inline="always")
+def span_value(buf, s, e):
+    """The sketch's 64-bit value x of the shingle ``buf[s:e]`` (see the module text)."""
+    n = e - s
+    if n <= 7:
+        w = np.uint64(0)
+        for i in range(n):
+            w |= np.uint64(buf[s + i]) << np.uint64(8 * i)
+        return w | (np.uint64(n) << np.uint64(56))
+    h = np.uint64(n)
+    t = s
+    while t < e:
+        w = np.uint64(0)
+        for i in range(min(8, e - t)):
+            w |= np.uint64(buf[t + i]) << np.uint64(8 * i)
+        h = mix64(h ^ w)
+        t += 8
+    return h
+
+
+@njit(cache=True)
+def doc_values(buf, lo, hi, word, whole, k, xs):
+    """:func:`span_value` of every shingle of one laid-out document, repeats included, in
+    order, into ``xs`` (uint64, length ≥ the document's bytes + 1); returns the count.
+
+    The same shingles as :func:`nearsim.hashing.doc_shingle_spans`. An ASCII document's
+    character k-grams (k ≤ 7) are the low k bytes of a word that moves one byte a
+    shingle; otherwise a shingle's first byte follows its last one, a character (or a
+    word) at a time, and a character shingle of at most 7 bytes is read from a word that
+    moves with its first byte.
+    """
+    if lo == hi:
+        return 0
+    if whole:
+        xs[0] = span_value(buf, lo, hi)
+        return 1
+    count = 0
+    if not word and _one_byte_chars(buf, lo, hi):
+        if hi - lo <= k:
+            xs[0] = span_value(buf, lo, hi)
+            return 1
+        if k <= 7:
+            low = (np.uint64(1) << np.uint64(8 * k)) - np.uint64(1)
+            tag = np.uint64(k) << np.uint64(56)
+            w = np.uint64(0)
+            for i in range(min(8, hi - lo)):
+                w |= np.uint64(buf[lo + i]) << np.uint64(8 * i)
+            for s in range(lo, hi - k + 1):
+                xs[count] = (w & low) | tag
+                count += 1
+                w >>= np.uint64(8)
+                if s + 8 < hi:
+                    w |= np.uint64(buf[s + 8]) << np.uint64(56)
+            return count
+        for s in range(lo, hi - k + 1):
+            xs[count] = span_value(buf, s, s + k)
+            count += 1
+        return count
+    units = 0
+    first = lo
+    pos = lo
+    if word:
+        while pos < hi:  # words are separated by exactly one space (0x20)
+            units += 1
+            while pos < hi and buf[pos] != 0x20:
+                pos += 1
+            if units > k:  # the shingle's first word moves on by one
+                while buf[first] != 0x20:
+                    first += 1
+                first += 1
+            if units >= k:
+                xs[count] = span_value(buf, first, pos)
+                count += 1
+            pos += 1
+        return count
+    w = np.uint64(0)  # the 8 bytes from `first` (zeros past the end)
+    for i in range(min(8, hi - lo)):
+        w |= np.uint64(buf[lo + i]) << np.uint64(8 * i)
+    while pos < hi:
+        units += 1
+        pos += _utf8_step(buf[pos])
+        if units > k:
+            step = _utf8_step(buf[first])
+            first += step
+            w >>= np.uint64(8 * step)
+            for i in range(8 - step, min(8, hi - first)):
+                w |= np.uint64(buf[first + i]) << np.uint64(8 * i)
+        if units >= k:
+            n = pos - first
+            if n <= 7:
+                low = (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1)
+                xs[count] = (w & low) | (np.uint64(n) << np.uint64(56))
+            else:
+                xs[count] = span_value(buf, first, pos)
+            count += 1
+    if units < k:
+        xs[0] = span_value(buf, lo, hi)
+        count = 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _fold(xs, count, key, h, p, hist, who):
+    """Fold the values ``xs[:count]`` into a reset state (:func:`_reset`).
+
+    Once every position holds a value below 1 (a = 0: on long documents, after a few
+    hundred shingles), a shingle takes one step, j = 0, which touches neither the
+    permutation nor the histogram: its first random number alone picks the position
+    and the value; those shingles go through a loop of their own.
+    """
+    m = h.shape[0]
+    a = m - 1
+    s = 0
+    while s < count and a > 0:
+        a = _add(xs[s], s, key, h, p, hist, a, who)
+        s += 1
+    track = who.shape[0] > 0
+    um = np.uint64(m)
+    for t in range(s, count):
+        z = mix64((np.uint64(xs[t]) ^ key) + GAMMA)
+        pos = np.int64(((z & _LOW32) * um) >> np.uint64(32))
+        v = z >> np.uint64(32)
+        if track and v < h[pos]:
+            who[pos] = t
+        h[pos] = min(h[pos], v)
+
+
 @njit(cache=True, parallel=True)
 def _sketch_flat(buf, starts, ends, doc_offsets, m, key, mask, out):
     """Signatures of documents given as shingle spans (:class:`FlatShingles`)."""
     n = doc_offsets.shape[0] - 1
     none = np.empty(0, dtype=np.int64)
     for d in prange(n):
+        lo = doc_offsets[d]
+        xs = np.empty(doc_offsets[d + 1] - lo, dtype=np.uint64)
+        for s in range(xs.shape[0]):
+            xs[s] = span_value(buf, starts[lo + s], ends[lo + s])
         h = np.empty(m, dtype=np.uint64)
         p = np.empty(m, dtype=np.int64)
-        q = np.empty(m, dtype=np.int64)
         hist = np.empty(m, dtype=np.int64)
-        a = _reset(h, q, hist)
-        for s in range(doc_offsets[d], doc_offsets[d + 1]):
-            x = murmur3_32(buf, starts[s], ends[s], np.uint32(0))
-            a = _add(x, s, key, h, p, q, hist, a, none)
+        _reset(h, p, hist)
+        _fold(xs, xs.shape[0], key, h, p, hist, none)
         _emit(h, out, d, mask)
 
 
 @njit(cache=True, parallel=True)
 def _sketch_text(buf, doc_offsets, whole, word, k_sh, m, key, mask, bounds, out):
     """Signatures from laid-out texts (:class:`FlatTexts`): runs of documents in parallel,
-    each reusing its scratch; every shingle hashed as it is cut, repeats included."""
+    each reusing its scratch; every shingle's value taken as it is cut, repeats included."""
     none = np.empty(0, dtype=np.int64)
     for t in prange(bounds.shape[0] - 1):
         d0 = bounds[t]
@@ -159,19 +303,23 @@ def _sketch_text(buf, doc_offsets, whole, word, k_sh, m, key, mask, bounds, out)
         longest = 0
         for d in range(d0, d1):
             longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
-        xs = np.empty(longest + 1, dtype=np.uint32)
-        ring = np.empty(k_sh, dtype=np.int64)
+        xs = np.empty(longest + 1, dtype=np.uint64)
         h = np.empty(m, dtype=np.uint64)
         p = np.empty(m, dtype=np.int64)
-        q = np.empty(m, dtype=np.int64)
         hist = np.empty(m, dtype=np.int64)
         for d in range(d0, d1):
-            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
-                             ring, xs)  # fmt: skip
-            a = _reset(h, q, hist)
-            for s in range(cnt):
-                a = _add(xs[s], s, key, h, p, q, hist, a, none)
+            cnt = doc_values(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh, xs)
+            _reset(h, p, hist)
+            _fold(xs, cnt, key, h, p, hist, none)
             _emit(h, out, d, mask)
+
+
+@njit(cache=True, parallel=True)
+def _span_values(buf, starts, ends):
+    out = np.empty(starts.shape[0], dtype=np.uint64)
+    for s in prange(starts.shape[0]):
+        out[s] = span_value(buf, starts[s], ends[s])
+    return out
 
 
 @njit(cache=True)
@@ -180,15 +328,19 @@ def _winners(xs, m, key):
     signature values; for the explorer's "which shingle wins" view."""
     h = np.empty(m, dtype=np.uint64)
     p = np.empty(m, dtype=np.int64)
-    q = np.empty(m, dtype=np.int64)
     hist = np.empty(m, dtype=np.int64)
     who = np.full(m, -1, dtype=np.int64)
-    a = _reset(h, q, hist)
-    for s in range(xs.shape[0]):
-        a = _add(xs[s], s, key, h, p, q, hist, a, who)
+    _reset(h, p, hist)
+    _fold(xs, xs.shape[0], key, h, p, hist, who)
     out = np.empty((1, m), dtype=np.uint32)
     _emit(h, out, 0, np.uint32(0xFFFFFFFF))
     return who, out[0]
+
+
+def values(flat) -> np.ndarray:
+    """The sketch's value x of every shingle of :class:`nearsim.hashing.FlatShingles`;
+    uint64, shape (m,)."""
+    return _span_values(flat.buf, flat.starts, flat.ends)
 
 
 def signatures_flat(flat, seed: int, mask, out: np.ndarray) -> None:
@@ -205,23 +357,23 @@ def signatures_text(flat, seed: int, mask, bounds: np.ndarray, out: np.ndarray) 
                  out.shape[1], sketch_key(seed), np.uint32(mask), bounds, out)  # fmt: skip
 
 
-def winners(base_hashes: np.ndarray, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def winners(xs: np.ndarray, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Which element wins each position, and the signature.
 
     Parameters
     ----------
-    base_hashes : ndarray of uint32, shape (d,)
+    xs : ndarray of uint64, shape (d,)
+        The elements' values (:func:`values`).
     num_perm, seed : int
 
     Returns
     -------
     index : ndarray of int64, shape (num_perm,)
-        The index into ``base_hashes`` of each position's winner (the first on a repeat);
-        −1 when there are no elements.
+        The index into ``xs`` of each position's winner (the first on a repeat); −1 when
+        there are no elements.
     signature : ndarray of uint32, shape (num_perm,)
     """
-    return _winners(np.ascontiguousarray(base_hashes, dtype=np.uint32), num_perm,
-                    sketch_key(seed))  # fmt: skip
+    return _winners(np.ascontiguousarray(xs, dtype=np.uint64), num_perm, sketch_key(seed))
 
 
 def variance_factor(k: int, u: int) -> float:

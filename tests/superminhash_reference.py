@@ -7,9 +7,11 @@ every element's whole permutation, each position the minimum of j + r over the
 elements), which shows that stopping at j > a changes nothing. :func:`alpha` is the
 paper's variance factor α(m, u) in exact rational arithmetic.
 
-The random numbers are nearsim's choice (``nearsim/superminhash.py``'s docstring):
-element x's stream is SplitMix64 from mix64(x ⊕ key), key = mix64(seed ⊕ tweak); step j
-takes one output z, r = (z >> 32) / 2³², and the Fisher–Yates index
+The random numbers are nearsim's choice (``nearsim/superminhash.py``'s docstring): a
+shingle's value x (:func:`value`: its bytes when there are at most 7, a chain of mix64
+over its 8-byte chunks otherwise); element x's stream is SplitMix64 from x ⊕ key,
+key = mix64(seed ⊕ tweak); step j takes one output z, r = (z >> 32) / 2³², and the
+Fisher–Yates index
 j + ⌊(z mod 2³²)·(m − j) / 2³²⌋. A value j + r is written j·2³² + r·2³² for the
 signature: mix64 of that integer, mod 2³¹ − 1.
 """
@@ -33,9 +35,21 @@ def mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
+def value(shingle: str) -> int:
+    """The shingle's 64-bit value x, from its UTF-8 bytes."""
+    data = shingle.encode("utf-8")
+    n = len(data)
+    if n <= 7:
+        return int.from_bytes(data, "little") | n << 56
+    h = n
+    for t in range(0, n, 8):
+        h = mix64(h ^ int.from_bytes(data[t : t + 8], "little"))
+    return h
+
+
 def stream(x: int, seed: int):
     """Element x's random numbers: (r, z mod 2³²) for steps j = 0, 1, …"""
-    state = mix64(x ^ mix64(seed ^ TWEAK))
+    state = x ^ mix64(seed ^ TWEAK)
     while True:
         state = (state + GAMMA) & MASK64
         z = mix64(state)
@@ -52,7 +66,7 @@ def _value(h: float) -> int:
 
 
 def algorithm1(xs: list[int], m: int, seed: int) -> list[int]:
-    """Algorithm 1 of the paper, line by line; ``xs`` are the elements' 32-bit hashes
+    """Algorithm 1 of the paper, line by line; ``xs`` are the elements' values
     (repeats allowed: each occurrence is its own element d, identified by its place)."""
     h = [math.inf] * m
     p = [0] * m

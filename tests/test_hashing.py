@@ -78,7 +78,14 @@ def test_flatten_round_trips_and_hashes(docs):
 # str.split splits on, punctuation and the symbols that are not punctuation), and a few
 # that are not ASCII, so a list mixes documents the kernel normalises and documents
 # normalised in Python first.
-_NORMALISED = "aZ 09\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f.,!?'\"-_$+<=>^`|~é\u2019Σ\u3000"
+_NORMALISED = (
+    "aZ 09\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f.,!?'\"-_$+<=>^`|~é\u2019Σ\u3000"
+    # and the other code points the compiled path treats specially: white space (NEL, no-break
+    # space, line separator), punctuation (dashes, quotes), case pairs of 2 and 3 bytes, the
+    # Kelvin sign (lower case k: fewer bytes), and those left to Python (İ: two code points,
+    # Ⱥ: more bytes, Σ: final sigma, and a code point beyond U+FFFF with a lower case)
+    "\x85\xa0\u2028\u2013\u201cÉÀßẞΩω\u212aİ\u023a\U00010400\U0001f600"
+)
 
 
 def _laid_out(texts, kind, k, **opts):
@@ -102,9 +109,9 @@ def _laid_out(texts, kind, k, **opts):
     st.booleans(),
 )
 def test_flatten_texts_normalises_as_normalize_does(texts, shingling, lower, punct, collapse):
-    """The compiled normalisation of ASCII documents (nearsim._ascii_text) against
+    """The compiled normalisation (nearsim._ascii_text) against
     nearsim.shingling.normalize, byte for byte, with the word layout and its whole-document
-    flags."""
+    flags, on documents it normalises and documents it leaves to Python, side by side."""
     kind, k = shingling
     opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": collapse}
     flat = flatten_texts(texts, kind=kind, k=k, **opts)
@@ -112,3 +119,13 @@ def test_flatten_texts_normalises_as_normalize_does(texts, shingling, lower, pun
     assert bytes(flat.buf) == buf
     assert flat.doc_offsets.tolist() == offsets.tolist()
     assert flat.whole.tolist() == whole
+
+
+@given(st.lists(st.text(max_size=40), max_size=6), st.booleans(), st.booleans())
+def test_flatten_texts_normalises_any_text_as_normalize_does(texts, lower, punct):
+    """Any code point (hypothesis draws the whole of Unicode but lone surrogates)."""
+    opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": True}
+    flat = flatten_texts(texts, kind="char", k=3, **opts)
+    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()

@@ -5,12 +5,11 @@ variance J(1 − J)/k · α(k, u)."""
 import math
 from fractions import Fraction
 
-import mmh3
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from superminhash_reference import algorithm1, alpha, full_permutations
+from superminhash_reference import algorithm1, alpha, full_permutations, value
 from support import known_pair, one_numba_thread
 
 import nearsim as ns
@@ -19,11 +18,12 @@ from nearsim.superminhash import variance_factor
 SMH = "superminhash"
 
 
-def base_hashes(shingles):
-    return [mmh3.hash(s.encode("utf-8"), 0, signed=False) for s in shingles]
+def base_values(shingles):
+    return [value(s) for s in shingles]
 
 
-shingle_lists = st.lists(st.text(min_size=1, max_size=6), min_size=0, max_size=40)
+# shingles of 1 to 24 characters: values from at most 7 bytes and chains of 8-byte chunks
+shingle_lists = st.lists(st.text(min_size=1, max_size=24), min_size=0, max_size=40)
 
 
 @settings(max_examples=60, deadline=None)
@@ -31,11 +31,11 @@ shingle_lists = st.lists(st.text(min_size=1, max_size=6), min_size=0, max_size=4
 def test_kernel_equals_algorithm_1_written_from_the_paper(shingles, m, seed):
     """Bit for bit, on any shingles (repeats included), any k and any seed."""
     sig = ns.MinHasher(m, seed, sketch=SMH).signatures([shingles])[0]
-    assert sig.tolist() == algorithm1(base_hashes(shingles), m, seed)
+    assert sig.tolist() == algorithm1(base_values(shingles), m, seed)
 
 
 @settings(max_examples=40, deadline=None)
-@given(xs=st.lists(st.integers(0, 2**32 - 1), max_size=60), m=st.integers(1, 40),
+@given(xs=st.lists(st.integers(0, 2**64 - 1), max_size=60), m=st.integers(1, 40),
        seed=st.integers(0, 1000))  # fmt: skip
 def test_early_stop_changes_nothing(xs, m, seed):
     """Algorithm 1 stops an element at j > a; every value it skips would be at least a + 1,
@@ -63,6 +63,18 @@ def test_text_signatures_equal_the_shingle_lists():
         slow = mh.signatures([ns.shingles(t, **opts) for t in texts])
         assert (fast == slow).all()
         assert (mh.text_signatures(texts, one_byte=True, **opts) == (slow & 0xFF)).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts=st.lists(st.text(alphabet="ab cé\u2019Σ\U0001f600.", max_size=40), max_size=5),
+       k=st.integers(1, 10), word=st.booleans())  # fmt: skip
+def test_text_values_equal_the_shingle_lists_values(texts, k, word):
+    """Every way the text path cuts shingles (a rolling word on ASCII k ≤ 7, character
+    and word spans, values of more than 7 bytes) gives the shingle lists' signature."""
+    opts = {"kind": "word" if word else "char", "k": k}
+    mh = ns.MinHasher(24, 3, sketch=SMH)
+    fast = mh.text_signatures(texts, **opts)
+    assert fast.tolist() == mh.signatures([ns.shingles(t, **opts) for t in texts]).tolist()
 
 
 def test_no_shingles_gives_all_max_and_values_are_below_p():

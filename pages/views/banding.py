@@ -16,6 +16,7 @@ from nearsim.lsh import (
     steepest_point,
     tune,
 )
+from nearsim.sketch_law import DEFAULT_UNION
 
 st.title("Banding")
 st.markdown(
@@ -40,8 +41,11 @@ if own:  # the areas under its own curve: the tuner's, for the banding in use
         "shingle cannot win two positions in the same round), so the chance that a pair "
         "becomes a candidate is not exactly 1 − (1 − s^r)^b. Everything on this page uses "
         "its own S-curve, simulated once for k = "
-        f"{k} (the dashed line is the formula, for comparison); see the **Two sketches** "
-        "tab of the MinHash page for what the sketch changes on your documents."
+        f"{k} (the dashed line is the formula, for comparison). The simulation assumes "
+        f"pairs of short documents, about {DEFAULT_UNION} distinct shingles in the two "
+        "together; for long documents the sketch's curve moves towards the formula. See "
+        "the **Two sketches** tab of the MinHash page for what the sketch changes on your "
+        "documents."
     )
 else:
     fp, fn = false_positive_area(t, b, r), false_negative_area(t, b, r)
