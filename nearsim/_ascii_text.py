@@ -49,7 +49,7 @@ def unicode_tables() -> tuple[np.ndarray, np.ndarray]:
     """What each code point of the Basic Multilingual Plane is, for the kernel.
 
     Built on first use (about 0.06 s) from the running Python's Unicode data, so the
-    kernel and :func:`nearsim.normalize` agree on every version.
+    kernel and :func:`nearsim.shingling.normalize` agree on every version.
 
     Returns
     -------

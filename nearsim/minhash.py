@@ -249,7 +249,7 @@ class MinHasher:
         Seed (>= 0) of the generator that draws a and b (and of SuperMinHash's random
         streams). MurmurHash3 always uses seed 0.
     sketch : {"minhash", "superminhash"}
-        ``"minhash"``: the k independent functions above (seed 004's family). Or
+        ``"minhash"``: the k independent functions above (the family the explorer teaches). Or
         ``"superminhash"`` (:mod:`nearsim.superminhash`): one pass over the shingles,
         expected O(d + k log² k) work, an unbiased estimate with variance
         J(1 − J)/k · α(k, u) ≤ J(1 − J)/k. Its positions are not independent, so its

@@ -1,6 +1,6 @@
 """Raw texts laid out for the compiled shingle kernels (:func:`flatten_texts`).
 
-Every document normalised the way :func:`nearsim.normalize` does — in compiled code
+Every document normalised the way :func:`nearsim.shingling.normalize` does — in compiled code
 (:mod:`nearsim._ascii_text`) but for the few it cannot do — and stored back to back as
 UTF-8 in one buffer, with the word layout the kernels of :mod:`nearsim.hashing` read.
 ``nearsim.hashing`` re-exports :class:`FlatTexts` and :func:`flatten_texts`.
@@ -120,7 +120,7 @@ def _utf8_of(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _splice_python(texts, buf, doc_offsets, python, whole, word, k, opts):
     """The laid-out buffer with the documents ``python`` marks (empty in ``buf``)
-    normalised by :func:`nearsim.normalize` and put in their places."""
+    normalised by :func:`nearsim.shingling.normalize` and put in their places."""
     docs = np.flatnonzero(python).tolist()
     pieces = []
     for d in docs:
