@@ -24,6 +24,7 @@ from distributed.diagnostics.plugin import SchedulerPlugin
 import nearsim as ns
 import nearsim.run.dask_engine as de
 from nearsim.cli import main
+from nearsim.io.fields import field_text
 from nearsim.run import dask_pairs as dp
 from nearsim.run.dask_engine import dedup_dask
 from nearsim.run.dask_read import Piece, Reading, plan_partitions, read_partition
@@ -195,6 +196,89 @@ def test_clusters_across_partitions_equal_the_local_engine_s(tmp_path, scheduler
     local, got = both(path, scheduler, verify="none", blocksize=30_000)
     assert (np.bincount(local.labels) >= 3).any()  # chains of copies, not only pairs
     assert got.extra["component_rounds"] >= 2  # union-find per partition was not enough
+
+
+# -- removals per group and pairs kept apart ----------------------------------------------
+def _fielded(tmp_path: Path, texts: list[str]) -> Path:
+    """The Example documents with 80 exact copies and two fields drawn at random: a source
+    (strings, a number, null, sometimes missing) and a language (empty and null too)."""
+    rng = np.random.default_rng(11)
+    texts = list(texts)
+    n = len(texts)
+    for i in rng.choice(np.arange(1, n), 80, replace=False).tolist():
+        texts[i] = texts[int(rng.integers(0, i))]
+    sources = rng.choice(np.array(["news", "blog", "forum", 7, None], dtype=object), n)
+    langs = rng.choice(np.array(["en", "fr", "", None], dtype=object), n)
+    rows = []
+    for i, text in enumerate(texts):
+        row = {"text": text, "src": sources[i], "lang": langs[i]}
+        if i % 97 == 0:
+            del row["src"]
+        rows.append(row)
+    return write_jsonl(tmp_path / "fielded.jsonl", rows)
+
+
+def _same_fields(local, got) -> None:
+    want, have = local.summary(), got.summary()
+    for key in ("group_field", "removed_by_group", "keep_apart", "kept_apart"):
+        assert (key in have) == (key in want)
+        if key in want:
+            assert have[key] == want[key], key
+            if key == "removed_by_group":  # the same order: most documents first
+                assert list(have[key]) == list(want[key])
+
+
+@pytest.mark.parametrize(
+    ("verify", "cluster_check", "group", "apart"),
+    [
+        ("estimate", False, "src", "lang"),
+        ("exact", True, "src", "lang"),
+        ("estimate", True, "lang", "lang"),
+        ("none", False, None, "src"),
+    ],
+)
+def test_group_field_and_keep_apart_equal_the_local_engine_s(
+    tmp_path, scheduler, texts, verify, cluster_check, group, apart
+):
+    """``--group-field`` and ``--keep-apart`` over many partitions of a JSON lines file:
+    removals per group (values, counts and order), the pairs kept apart and their count,
+    and every table equal to the local engine's."""
+    path = _fielded(tmp_path, texts)
+    local, got = both(
+        path, scheduler, verify=verify, cluster_check=cluster_check, group_field=group,
+        keep_apart=apart, blocksize=60_000,
+    )  # fmt: skip
+    _same_fields(local, got)
+    assert got.extra["kept_apart"] > 0  # the rule has pairs to refuse
+    lines = path.read_text().splitlines()
+    values = np.array([field_text(json.loads(line).get(apart)) for line in lines])
+    a, b = got.pairs[:, 0], got.pairs[:, 1]
+    assert not ((values[a] == values[b]) & (values[a] != "")).any()
+    if group is not None:
+        assert sum(g["removed"] for g in got.extra["removed_by_group"].values()) == int(
+            (~got.cluster_table()["keep"]).sum()
+        ) > 0
+
+
+def test_the_command_line_writes_the_fields_figures_as_the_local_engine(
+    tmp_path, scheduler, texts
+):
+    path = _fielded(tmp_path, texts)
+    args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--group-field", "src",
+            "--keep-apart", "lang"]  # fmt: skip
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    dask_args = ["--engine", "dask", "--scheduler", scheduler]
+    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
+    for name in ("clusters.parquet", "pairs.parquet"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "dask" / name), pd.read_parquet(tmp_path / "local" / name)
+        )
+    local, got = (
+        json.loads((tmp_path / d / "summary.json").read_text()) for d in ("local", "dask")
+    )
+    for key in ("removed_by_group", "kept_apart", "group_field", "keep_apart", "removed"):
+        assert got[key] == local[key]
+    assert list(got["removed_by_group"]) == list(local["removed_by_group"])
 
 
 # -- faults --------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ from nearsim.run import dask_read as dr
 from nearsim.run import dask_resume as dk
 from nearsim.run.dask_connect import connect as _connect
 from nearsim.run.dask_connect import local_cluster  # noqa: F401  (public here too)
+from nearsim.run.fields import FieldCodes
 from nearsim.run.options import (
     BUCKET_LIMIT,
     FORMATS,
@@ -117,6 +118,8 @@ def dedup_dask(
     timeout: float | None = None,
     out: str | os.PathLike | None = None,
     fmt: str = "parquet",
+    group_field: str | None = None,
+    keep_apart: str | None = None,
 ) -> DedupResult | WrittenRun:
     """Find the near-duplicate pairs and clusters of a corpus on a Dask cluster.
 
@@ -166,6 +169,10 @@ def dedup_dask(
         must see the folder at the same path (shared storage).
     fmt : {"parquet", "csv", "jsonl"}
         The tables' format with ``out``.
+    group_field, keep_apart : str, optional
+        As for :func:`nearsim.run.local.dedup`: documents and removals per value of a
+        field (``removed_by_group``), and a field two documents of an accepted pair must
+        not share (``kept_apart`` counts the pairs it refused).
 
     Returns
     -------
@@ -205,17 +212,22 @@ def dedup_dask(
         else check_float(timeout, "timeout", low=0, low_open=True)
     )
     clock = Clock(check_bool(progress, "progress"))
+    named = [FieldCodes.of(group_field, "group_field"), FieldCodes.of(keep_apart, "keep_apart")]
+    group_field, keep_apart = (None if f is None else f.field for f in named)
+    fields = tuple(dict.fromkeys(f for f in (group_field, keep_apart) if f is not None))
     reader = iter_corpus(  # checks the paths, fields and on_error; expands folders
         check_paths(paths),
         text_field=text_field,
         id_field=id_field,
         batch_size=batch_size,
         on_error=on_error,
+        fields=fields,
     )
-    reading = dr.Reading(text_field, id_field, on_error, batch_size)
+    reading = dr.Reading(text_field, id_field, on_error, batch_size, fields)
     with _connect(scheduler, workers, timeout, clock) as client:
         run = _Run(client, settings, reading, verify, clock, limits)
         run.cluster_check = cluster_check
+        run.group_field, run.keep_apart = group_field, keep_apart
         return run.result(reader.files, blocksize, out, fmt)
 
 
@@ -259,6 +271,8 @@ class _Run:
     """One dedup run on a client: the stages in order, their futures, their timings."""
 
     cluster_check = False
+    group_field: str | None = None
+    keep_apart: str | None = None
 
     def __init__(self, client, settings, reading, verify, clock, limits):
         self.client = client
@@ -268,6 +282,7 @@ class _Run:
         self.clock = clock
         self.max_pairs, self.bucket_limit = limits
         self.copies = 0
+        self.kept_apart = 0
 
     def _submit(self, fn, *args, **kwargs):
         return self.client.submit(fn, *args, pure=False, **kwargs)
@@ -285,7 +300,7 @@ class _Run:
         firsts = [self.first_record[i] for i in self.used]
         counts = self.client.gather(
             [
-                self._submit(dc.cluster_counts, r, z, self._submit(dc.valid_of, p), s)
+                self._submit(dc.cluster_counts, r, z, p, s, self.group_field)
                 for r, z, p, s in zip(root, size, parts, self.starts, strict=True)
             ]
         )
@@ -314,6 +329,12 @@ class _Run:
             "workers": len(self.client.nthreads()),
             "resumed": self.resumed,
         }
+        if self.group_field is not None:
+            extra["group_field"] = self.group_field
+            extra["removed_by_group"] = dc.merge_groups(counts)
+        if self.keep_apart is not None:
+            extra["keep_apart"] = self.keep_apart
+            extra["kept_apart"] = int(self.kept_apart)
         if out is None:
             return self._gathered(tables, figures, extra, exact)
         return self._written(tables, figures, extra, out, fmt)
@@ -324,6 +345,7 @@ class _Run:
         done = work.done("pairs")
         if done is not None:
             self.copies = done["exact_duplicates"]
+            self.kept_apart = done["kept_apart"]
             self.resumed.append("pairs")
             self.clock.say("resuming: the verified pairs are on disk")
             paths = [work.part("pairs", i) for i in range(len(self.used))]
@@ -337,7 +359,14 @@ class _Run:
                 self._submit(dk.keep, f, work.part("pairs", i)) for i, f in enumerate(accepted)
             ]
             self.client.gather([self._submit(_pair_count, f) for f in accepted])
-            work.mark("pairs", {"candidates": candidates, "exact_duplicates": self.copies})
+            work.mark(
+                "pairs",
+                {
+                    "candidates": candidates,
+                    "exact_duplicates": self.copies,
+                    "kept_apart": self.kept_apart,
+                },
+            )
         return candidates, accepted
 
     def clusters(self, pairs, npairs: int):
@@ -537,6 +566,7 @@ class _Run:
             "verify": self.verify,
             "cluster_check": self.cluster_check,
             "reading": list(self.reading[:3]),
+            "fields": [self.group_field, self.keep_apart],
             "limits": [self.max_pairs, self.bucket_limit],
         }
 
@@ -555,7 +585,8 @@ class _Run:
         rows = [*self.starts, n]
         with self.clock.stage("copies", "linking exact copies to their first occurrence"):
             keys = [
-                dask.delayed(dp.key_frame)(f, s) for f, s in zip(parts, self.starts, strict=True)
+                dask.delayed(dp.key_frame)(f, s, self.keep_apart)
+                for f, s in zip(parts, self.starts, strict=True)
             ]
             keyed = dd.from_delayed(keys, meta=dp.KEY_META, verify_meta=False)
             links = keyed.shuffle(on="k1", npartitions=len(parts)).map_partitions(
@@ -585,6 +616,9 @@ class _Run:
             _show(client, accepted, self.clock.show)
             del by_first
             count = sum(client.gather(client.map(dp.candidate_count, accepted, pure=False)))
+            if self.keep_apart is not None:
+                self.kept_apart = sum(client.gather(client.map(dp.apart_count, accepted,
+                                                               pure=False)))  # fmt: skip
         return int(count), accepted
 
     def _join(self, by_first, links: bool) -> list:
@@ -595,16 +629,18 @@ class _Run:
         import dask.dataframe as dd
 
         n, exact = self.n, self.verify == "exact"
+        apart = self.keep_apart if links else None
         parts = [self.parts[i] for i in self.used]
         texts = [(self.plan[i], self.reading) if exact else None for i in self.used]
         attached = [
-            dask.delayed(dp.attach_first)(d, f, s, n, t)
+            dask.delayed(dp.attach_first)(d, f, s, n, t, apart)
             for d, f, s, t in zip(by_first.to_delayed(), parts, self.starts, texts, strict=True)
         ]
-        second = dd.from_delayed(attached, meta=dp.attach_meta(exact), verify_meta=False)
+        meta = dp.attach_meta(exact, apart is not None)
+        second = dd.from_delayed(attached, meta=meta, verify_meta=False)
         by_second = second.set_index("b", divisions=[*self.starts, n])
         checked = [
-            dask.delayed(dp.verify_second)(d, f, s, n, self.settings, self.verify, t, links)
+            dask.delayed(dp.verify_second)(d, f, s, n, self.settings, self.verify, t, links, apart)
             for d, f, s, t in zip(by_second.to_delayed(), parts, self.starts, texts, strict=True)
         ]
         return self.client.compute(checked)
@@ -617,8 +653,8 @@ class _Run:
 
 
 # -- small helpers the workers run ----------------------------------------------------------
-def _no_pairs(exact: bool) -> tuple[pd.DataFrame, int]:
-    return dp.accepted_meta(exact), 0
+def _no_pairs(exact: bool) -> tuple[pd.DataFrame, int, int]:
+    return dp.accepted_meta(exact), 0, 0
 
 
 def _pair_count(result: tuple[pd.DataFrame, int]) -> int:

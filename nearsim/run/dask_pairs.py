@@ -15,6 +15,7 @@ import pyarrow as pa
 from nearsim.banding import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
 from nearsim.copies import copy_pairs
 from nearsim.hashing import text_shingles
+from nearsim.io.fields import EMPTY
 from nearsim.minhash import estimate_pairs
 from nearsim.run.dask_read import Part, partition_texts
 from nearsim.settings import RunSettings
@@ -36,9 +37,14 @@ LINK_META = pd.DataFrame({"first": np.zeros(0, np.int64), "copy": np.zeros(0, np
 
 
 # -- exact copies: keys shuffled, each copy linked to its first occurrence ------------------
-def key_frame(part: Part, start: int) -> pd.DataFrame:
-    """The copy key and global row of every valid document of a partition."""
-    local = np.flatnonzero(part.valid)
+def key_frame(part: Part, start: int, apart: str | None = None) -> pd.DataFrame:
+    """The copy key and global row of every valid document of a partition; with a
+    keep-apart field, only of those whose value is empty (a document with a value is
+    banded, never linked as a copy, so that the rule sees its pairs)."""
+    linkable = part.valid
+    if apart is not None:
+        linkable = linkable & (part.values(apart) == EMPTY)
+    local = np.flatnonzero(linkable)
     return pd.DataFrame(
         {"k1": part.keys[local, 0], "k2": part.keys[local, 1], "row": start + local}
     )
@@ -157,19 +163,27 @@ def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
     return data.view(np.uint32).reshape(m, k)
 
 
-def attach_meta(exact: bool) -> pd.DataFrame:
+def attach_meta(exact: bool, apart: bool = False) -> pd.DataFrame:
     cols = {"b": np.zeros(0, np.int64), "code": np.zeros(0, np.int64)}
     cols["sig_a"] = pd.Series([], dtype=_BINARY)
     if exact:
         cols["text_a"] = pd.Series([], dtype=str)
+    if apart:
+        cols["apart_a"] = pd.Series([], dtype=str)
     return pd.DataFrame(cols)
 
 
 def attach_first(
-    df: pd.DataFrame, part: Part, start: int, n: int, exact: tuple | None
+    df: pd.DataFrame,
+    part: Part,
+    start: int,
+    n: int,
+    exact: tuple | None,
+    apart: str | None = None,
 ) -> pd.DataFrame:
     """The distinct candidates whose first document is in this partition, each with that
-    document's signature (and, for ``verify="exact"``, its text, read again).
+    document's signature (for ``verify="exact"``, its text, read again; with a keep-apart
+    field, its value).
 
     ``df`` is indexed by pair code and holds the codes with ``code // n`` in this
     partition, repeats side by side.
@@ -184,6 +198,8 @@ def attach_first(
         wanted, inverse = np.unique(local, return_inverse=True)
         texts = np.asarray(partition_texts(pieces, reading, wanted), dtype=object)
         out["text_a"] = pd.Series(texts[inverse], dtype=str)
+    if apart is not None:
+        out["apart_a"] = pd.Series(part.values(apart, local), dtype=str)
     return out
 
 
@@ -216,19 +232,22 @@ def verify_second(
     verify: str,
     exact: tuple | None,
     links: bool = True,
-) -> tuple[pd.DataFrame, int]:
+    apart: str | None = None,
+) -> tuple[pd.DataFrame, int, int]:
     """Candidates whose second document is in this partition: the bands compared value by
     value (a key collision makes no candidate; an exact copy's link, whose two signatures
-    are equal, always passes), the MinHash estimate, and the filter.
+    are equal, always passes), the MinHash estimate, and the filter; with a keep-apart
+    field, a pair whose two documents share a non-empty value is never accepted.
 
     With ``links=False`` the pairs are not candidates but pairs to measure (a member and
     its cluster's kept document): no band is compared and nothing is filtered.
 
     Returns
     -------
-    (pandas.DataFrame, int)
+    (pandas.DataFrame, int, int)
         The accepted pairs (a, b, estimate, and jaccard with ``verify="exact"``), sorted
-        by (a, b); and how many candidates there are.
+        by (a, b); how many candidates there are; how many the filter accepted that the
+        keep-apart field kept apart.
     """
     k = part.signatures.shape[1]
     b = df.index.to_numpy(dtype=np.int64)
@@ -257,9 +276,15 @@ def verify_second(
         keep = out["jaccard"].to_numpy() >= settings.threshold
     else:
         keep = np.ones(m, dtype=bool)
+    kept_apart = 0
+    if links and apart is not None:
+        value = df["apart_a"].to_numpy(dtype=object)[same]
+        together = (value != EMPTY) & (value == part.values(apart, b - start))
+        kept_apart = int(np.count_nonzero(keep & together))
+        keep &= ~together
     out = out[keep]
     order = np.lexsort((out["b"].to_numpy(), out["a"].to_numpy()))
-    return out.iloc[order].reset_index(drop=True), m
+    return out.iloc[order].reset_index(drop=True), m, kept_apart
 
 
 def _exact(
@@ -281,8 +306,12 @@ def accepted_frame(result: tuple[pd.DataFrame, int]) -> pd.DataFrame:
     return result[0]
 
 
-def candidate_count(result: tuple[pd.DataFrame, int]) -> int:
+def candidate_count(result: tuple[pd.DataFrame, int, int]) -> int:
     return result[1]
+
+
+def apart_count(result: tuple[pd.DataFrame, int, int]) -> int:
+    return result[2]
 
 
 # -- clusters beyond the client: iterated min-label propagation ---------------------------
