@@ -137,6 +137,123 @@ def child(engine: str, path: str, out: str, workers: int) -> dict:
     return row
 
 
+def memory_child(path: str, out: str, workers: int) -> dict:
+    """One Dask run with every worker's resident memory sampled twice a second, each
+    sample tagged with the engine's stage (``Clock.stage``): the peak by stage."""
+    import threading
+    from contextlib import contextmanager
+
+    import psutil
+    from distributed import Client
+
+    from nearsim.run import progress
+    from nearsim.run.dask_engine import dedup_dask, local_cluster
+    from nearsim.settings import Settings
+
+    def rss() -> int:
+        return psutil.Process().memory_info().rss
+
+    current = ["start"]
+    plain = progress.Clock.stage
+
+    @contextmanager
+    def tagged(self, name, what=None):
+        current[0] = name
+        with plain(self, name, what):
+            yield
+
+    progress.Clock.stage = tagged
+    cluster = local_cluster(workers)
+    watcher = Client(cluster.scheduler_address)
+    base = watcher.run(rss)
+    peaks: dict[str, list[int]] = {}
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            try:
+                now = watcher.run(rss)
+            except Exception:  # a worker restarting: skip the sample
+                now = {}
+            stage = current[0]
+            held = peaks.setdefault(stage, [0, 0])
+            held[0] = max(held[0], sum(now.values()))
+            held[1] = max(held[1], max(now.values(), default=0))
+            stop.wait(0.5)
+
+    thread = threading.Thread(target=poll, daemon=True)
+    started_cpu = sum(t.user + t.system for t in watcher.run(os.times).values())
+    thread.start()
+    started = time.perf_counter()
+    dedup_dask(path, Settings(), scheduler=cluster.scheduler_address, out=out)
+    stop.set()
+    thread.join()
+    from nearsim.run.result import peak_memory_bytes
+
+    row = {
+        "documents": json.loads((Path(out) / "summary.json").read_text())["documents"],
+        "total": time.perf_counter() - started,
+        "workers_cpu": sum(t.user + t.system for t in watcher.run(os.times).values())
+        - started_cpu,
+        "base": sum(base.values()),
+        "by_stage": peaks,
+        "worker_peaks": sorted(watcher.run(peak_memory_bytes).values()),
+        "load": load(),
+    }
+    watcher.close()
+    cluster.close()
+    return row
+
+
+def memory_part(folder: Path, sizes: list[int], workers: int) -> list[str]:
+    """Worker memory by stage at each size, and bytes a document between the sizes."""
+    rows, runs = [], []
+    for n in sizes:
+        path = folder / f"crawl-{n}.jsonl"
+        if not path.exists():
+            write_corpus(path, n)
+        out = folder / f"memory-{n}"
+        shutil.rmtree(out, ignore_errors=True)
+        cmd = [sys.executable, "-m", "benchmarks.bench_dask", "--memory-child", str(path),
+               str(out), "--workers", str(workers)]  # fmt: skip
+        before = load()
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(done.stderr[-3000:])
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        r["load_before"] = before
+        runs.append(r)
+        print(n, {k: round(v[0] / 1e6) for k, v in r["by_stage"].items()},
+              f"peaks {[round(p / 1e6) for p in r['worker_peaks']]} MB, load {before}/{r['load']}",
+              flush=True)  # fmt: skip
+    stages = list(dict.fromkeys(k for r in runs for k in r["by_stage"]))
+    for r in runs:
+        row = {"documents": f"{r['documents']:,}", "idle MB": f"{r['base'] / 1e6:.0f}"}
+        row |= {k: f"{r['by_stage'][k][0] / 1e6:.0f}" if k in r["by_stage"] else "" for k in stages}
+        row["peak RSS MB"] = " / ".join(f"{p / 1e6:.0f}" for p in r["worker_peaks"])
+        row["wall s"] = f"{r['total']:.0f}"
+        row["worker CPU s"] = f"{r['workers_cpu']:.0f}"
+        row["load"] = f"{r['load_before']} / {r['load']}"
+        rows.append(row)
+    lines = [markdown_table(rows, list(rows[0])), ""]
+    if len(runs) >= 2:
+        a, b = runs[0], runs[-1]
+        dn = b["documents"] - a["documents"]
+        per = {k: (b["by_stage"][k][0] - a["by_stage"][k][0]) / dn
+               for k in stages if k in a["by_stage"] and k in b["by_stage"]}  # fmt: skip
+        peak = (sum(b["worker_peaks"]) - sum(a["worker_peaks"])) / dn
+        worst = max(per, key=per.get)
+        lines.append(
+            "Growth between the two sizes, both workers together, bytes a document: "
+            + ", ".join(f"{k} {v:,.0f}" for k, v in per.items())
+            + f"; peak RSS {peak:,.0f} (largest stage: {worst}). Projected at 10⁷ documents: "
+            f"{(sum(b['worker_peaks']) + peak * (1e7 - b['documents'])) / 1e9:.1f} GB for both "
+            "workers."
+        )
+        print(lines[-1])
+    return lines
+
+
 def run_child(engine: str, path: Path, out: Path, workers: int = 2) -> dict:
     cmd = [sys.executable, "-m", "benchmarks.bench_dask", "--child", engine, str(path), str(out)]
     cmd += ["--workers", str(workers)]
@@ -290,6 +407,13 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--folder", help="where the corpora and outputs go (default: a temp)")
     parser.add_argument("--child", nargs=3, metavar=("ENGINE", "PATH", "OUT"))
+    parser.add_argument("--memory-child", nargs=2, metavar=("PATH", "OUT"))
+    parser.add_argument(
+        "--parts",
+        default="model",
+        help="model (the runs, the fit and the table) or memory (worker memory by stage "
+        "at --sizes, default 100000,1000000)",
+    )
     parser.add_argument(
         "--report-only", action="store_true", help="write the section from --folder's runs.json"
     )
@@ -297,8 +421,20 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(*args.child, args.workers)))
         return
+    if args.memory_child:
+        print(json.dumps(memory_child(*args.memory_child, args.workers)))
+        return
     folder = Path(args.folder or tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
+    if args.parts == "memory":
+        sizes = args.sizes if args.sizes != parser.get_default("sizes") else "100000,1000000"
+        lines = memory_part(folder, [int(s) for s in sizes.split(",")], args.workers)
+        write_section("dask-memory", "\n".join(["## Dask engine: worker memory by stage "
+                      "(`benchmarks/bench_dask.py --parts memory`)", "", f"{machine()}. Shared "
+                      "machine (load in the table). Resident memory of both workers together, "
+                      "the largest sample in each stage (sampled twice a second), in MB.", "",
+                      *lines]))  # fmt: skip
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     kept = folder / "runs.json"  # every run as it ends: the report can be written again
     if args.report_only:

@@ -57,11 +57,7 @@ Why this way:
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -70,11 +66,13 @@ import pandas as pd
 from nearsim.banding import TooManyPairsError
 from nearsim.io.corpora import iter_corpus
 from nearsim.run import dask_clusters as dc
+from nearsim.run import dask_output as dw
 from nearsim.run import dask_pairs as dp
 from nearsim.run import dask_read as dr
 from nearsim.run import dask_resume as dk
 from nearsim.run.dask_connect import connect as _connect
 from nearsim.run.dask_connect import local_cluster  # noqa: F401  (public here too)
+from nearsim.run.dask_output import WrittenRun
 from nearsim.run.fields import FieldCodes
 from nearsim.run.options import (
     BUCKET_LIMIT,
@@ -231,16 +229,6 @@ def dedup_dask(
         return run.result(reader.files, blocksize, out, fmt)
 
 
-def _show(client, futures, show: bool) -> None:
-    """Wait for futures (or persisted collections), with Dask's progress bar on stderr."""
-    from distributed import progress, wait
-
-    if show:
-        with contextlib.redirect_stdout(sys.stderr):
-            progress(futures)
-    wait(futures)
-
-
 def _auto_blocksize(files: list[Path], client) -> int:
     threads = sum(client.nthreads().values())
     total = sum(p.stat().st_size for p in files)
@@ -248,25 +236,6 @@ def _auto_blocksize(files: list[Path], client) -> int:
 
 
 # -- the run -------------------------------------------------------------------------------
-@dataclass
-class WrittenRun:
-    """What :func:`dedup_dask` returns when the workers write the output.
-
-    Attributes
-    ----------
-    summary : dict
-        The figures of ``summary.json`` (as written).
-    files : list of Path
-        ``clusters.<fmt>`` and ``pairs.<fmt>`` (folders of parts) and ``summary.json``.
-    read_report : str
-        What the readers read and skipped, in one line.
-    """
-
-    summary: dict
-    files: list
-    read_report: str
-
-
 class _Run:
     """One dedup run on a client: the stages in order, their futures, their timings."""
 
@@ -310,7 +279,7 @@ class _Run:
                 for p, f, r, z, x, s in zip(parts, firsts, root, size, sim, self.starts,
                                             strict=True)
             ],
-            "pairs": self._pair_tables(pairs, exact),
+            "pairs": dw.pair_tables(self, pairs, exact),
         }
         del root, size, sim
         figures = {
@@ -336,8 +305,8 @@ class _Run:
             extra["keep_apart"] = self.keep_apart
             extra["kept_apart"] = int(self.kept_apart)
         if out is None:
-            return self._gathered(tables, figures, extra, exact)
-        return self._written(tables, figures, extra, out, fmt)
+            return dw.gathered(self, tables, figures, extra, exact)
+        return dw.written(self, tables, figures, extra, out, fmt)
 
     def verified_pairs(self) -> tuple[int, list]:
         """Stages 2 and 3, or their result kept on disk by an earlier run of the same job."""
@@ -413,101 +382,6 @@ class _Run:
     def _ranges(self):
         return zip(self.starts, self.sizes, strict=True)
 
-    def _pair_tables(self, pairs, exact: bool) -> list:
-        """Futures of the accepted pairs' columns per row partition of their ``a``."""
-        import dask
-
-        if not self.used:
-            return []
-        by_a = pairs.set_index("a", divisions=[*self.starts, self.n]).to_delayed()
-        return self.client.compute([dask.delayed(dc.pair_columns)(p, exact) for p in by_a])
-
-    def _workers_peak(self) -> int:
-        from nearsim.run.result import peak_memory_bytes
-
-        return max(self.client.run(peak_memory_bytes).values(), default=0)
-
-    def _gathered(self, tables: dict, figures: dict, extra: dict, exact: bool) -> DedupResult:
-        """The tables gathered on the client, as a DedupResult (every document's row there:
-        for corpora that fit one machine's memory)."""
-        with self.clock.stage("gather", "gathering the tables"):
-            parts = [self.parts[i] for i in self.used]
-            valid = self.client.gather([self._submit(dc.valid_of, p) for p in parts])
-            clusters = _concat(self.client.gather(tables["clusters"]), _EMPTY_CLUSTERS)
-            pair_cols = _concat(self.client.gather(tables["pairs"]), _empty_pairs(exact))
-        del self.parts
-        cluster = np.asarray(clusters["cluster"], dtype=np.int64)
-        labels = np.unique(cluster, return_inverse=True)[1].astype(np.int64).reshape(-1)
-        pairs = np.stack([pair_cols["a"], pair_cols["b"]], axis=1).astype(np.int64)
-        extra["workers_peak_memory_bytes"] = self._workers_peak()
-        return DedupResult(
-            settings=self.settings,
-            ids=list(clusters["id"]),
-            valid=np.concatenate(valid) if valid else np.zeros(0, bool),
-            labels=labels,
-            candidates=figures["candidates"],
-            pairs=pairs.reshape(-1, 2),
-            estimates=np.asarray(pair_cols["estimate"], dtype=np.float64),
-            jaccard=np.asarray(pair_cols["jaccard"], dtype=np.float64) if exact else None,
-            verify=self.verify,
-            similarity=np.asarray(clusters["similarity_to_kept"], dtype=np.float64),
-            exact_duplicates=figures["exact_duplicates"],
-            split_off=figures["split_off"],
-            cluster_check=self.cluster_check,
-            seconds=self.clock.seconds,
-            read_report=self.report.summary(),
-            extra=extra,
-        )
-
-    def _written(self, tables: dict, figures: dict, extra: dict, out: Path, fmt: str):
-        """The workers write each table as parts in a temporary folder; renamed when whole,
-        ``summary.json`` last."""
-        from nearsim.run.outputs import prepare_output, publish, write_summary
-        from nearsim.run.result import _query_string, peak_memory_bytes
-
-        out = prepare_output(out)
-        files = []
-        with self.clock.stage("write", f"the workers write {out}"):
-            for name in ("clusters", "pairs"):
-                final = out / f"{name}.{fmt}"
-                tmp = out / f".{name}.{fmt}.tmp-{os.getpid()}"
-                shutil.rmtree(tmp, ignore_errors=True)
-                tmp.mkdir()
-                try:
-                    futures = tables[name]
-                    if futures:
-                        written = [
-                            self._submit(dc.write_part, c, str(tmp), i, fmt)
-                            for i, c in enumerate(futures)
-                        ]
-                        _show(self.client, written, self.clock.show)
-                        self.client.gather(written)
-                    else:  # no documents: one empty part, so that the table can be read
-                        empty = _EMPTY_CLUSTERS if name == "clusters" else _empty_pairs(
-                            self.verify == "exact"
-                        )
-                        dc.write_part(empty, str(tmp), 0, fmt)
-                    publish(tmp, final)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                files.append(final)
-        del self.parts, tables
-        summary = {
-            **figures,
-            "settings": _query_string(self.settings),
-            "verify": self.verify,
-            "seconds": {k: round(v, 3) for k, v in self.clock.seconds.items()},
-            "cpu_seconds": {},
-            "peak_memory_bytes": peak_memory_bytes(),
-            "workers_peak_memory_bytes": self._workers_peak(),
-            **extra,
-            "read": self.report.summary(),
-            "format": fmt,
-        }
-        files.append(write_summary(summary, out))
-        self.work.remove()  # the run is whole: what was kept for a restart is not needed
-        return WrittenRun(summary, files, self.report.summary())
-
     # 1. read and sign
     def read(self, files: list[Path], blocksize: int, out: Path | None = None) -> None:
         client, reading = self.client, self.reading
@@ -535,7 +409,7 @@ class _Run:
             self.parts = client.map(
                 dk.read_or_load, plan, paths, settings=self.settings, reading=reading, pure=False
             )
-            _show(client, self.parts, self.clock.show)
+            dw.show(client, self.parts, self.clock.show)
             metas = client.gather(client.map(dr.part_meta, self.parts, pure=False))
         for m in metas:
             if m["error"] is not None:
@@ -609,11 +483,11 @@ class _Run:
             codes = dd.concat([codes, links.map_partitions(dp.link_codes, n, meta=dp.CODE_META)])
             divisions = [s * n for s in self.starts] + [n * n]
             by_first = codes.set_index("code", divisions=divisions).persist()
-            _show(client, by_first, self.clock.show)
+            dw.show(client, by_first, self.clock.show)
             del links
         with self.clock.stage("verify", f"verifying candidates ({self.verify})"):
             accepted = self._join(by_first, links=True)
-            _show(client, accepted, self.clock.show)
+            dw.show(client, accepted, self.clock.show)
             del by_first
             count = sum(client.gather(client.map(dp.candidate_count, accepted, pure=False)))
             if self.keep_apart is not None:
@@ -677,35 +551,3 @@ def dd_from(futures: list, fn, meta):
     if not futures:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed([dask.delayed(fn)(f) for f in futures], meta=meta, verify_meta=False)
-
-
-_EMPTY_CLUSTERS = {
-    "row": np.zeros(0, np.int64),
-    "id": [],
-    "cluster": np.zeros(0, np.int64),
-    "cluster_size": np.zeros(0, np.int64),
-    "keep": np.zeros(0, bool),
-    "similarity_to_kept": np.zeros(0, np.float64),
-}
-
-
-def _empty_pairs(exact: bool) -> dict:
-    out = {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64)}
-    out["estimate"] = np.zeros(0, np.float64)
-    if exact:
-        out["jaccard"] = np.zeros(0, np.float64)
-    return out
-
-
-def _concat(tables: list[dict], empty: dict) -> dict:
-    """Column dicts of parts, one after another."""
-    if not tables:
-        return empty
-    out = {}
-    for name in tables[0]:
-        values = [t[name] for t in tables]
-        if isinstance(values[0], list):
-            out[name] = [v for part in values for v in part]
-        else:
-            out[name] = np.concatenate(values)
-    return out
