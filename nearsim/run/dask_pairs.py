@@ -16,7 +16,6 @@ from nearsim.banding import TooManyPairsError, band_keys, bucket_pair_count, emi
 from nearsim.copies import copy_pairs
 from nearsim.hashing import text_shingles
 from nearsim.io.fields import EMPTY
-from nearsim.minhash import estimate_pairs
 from nearsim.run.dask_read import Part, partition_texts
 from nearsim.settings import RunSettings
 from nearsim.utils.arrays import unique_int
@@ -77,16 +76,17 @@ def band_frame(part: Part, settings: RunSettings, start: int, copies=None) -> pd
     if copies is not None and len(copies):
         keep[copies.index.to_numpy(np.int64) - start] = False
     rows = start + np.flatnonzero(keep).astype(np.int64)
-    sub = np.ascontiguousarray(part.signatures[keep])
-    r = settings.rows
-    keys = [band_keys(sub, b * r, b * r + r) for b in range(settings.bands)]
-    return pd.DataFrame(
-        {
-            "key": np.concatenate(keys) if keys else np.zeros(0, np.uint64),
-            "band": np.repeat(np.arange(settings.bands, dtype=np.uint16), rows.shape[0]),
-            "row": np.tile(rows, settings.bands),
-        }
-    )
+    r, m = settings.rows, rows.shape[0]
+    key = np.empty(m * settings.bands, dtype=np.uint64)
+    for b in range(settings.bands):  # every row's keys, then the kept rows': the
+        # signatures are not copied (they are 512 bytes a document, the keys 8)
+        key[b * m : (b + 1) * m] = band_keys(part.signatures, b * r, b * r + r)[keep]
+    frame = {
+        "key": key,
+        "band": np.repeat(np.arange(settings.bands, dtype=np.uint16), m),
+        "row": np.tile(rows, settings.bands),
+    }
+    return pd.DataFrame(frame, copy=False)
 
 
 def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int, limit: int) -> pd.DataFrame:
@@ -203,16 +203,25 @@ def attach_first(
     return out
 
 
-def _any_band_equal(x: np.ndarray, y: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """Whether rows x[t] and y[t] are equal on at least one whole band, value by value."""
-    used = bands * rows
-    out = np.empty(x.shape[0], dtype=bool)
-    step = 1 << 15
-    for lo in range(0, x.shape[0], step):
-        hi = min(lo + step, x.shape[0])
-        eq = x[lo:hi, :used] == y[lo:hi, :used]
-        out[lo:hi] = eq.reshape(hi - lo, bands, rows).all(axis=2).any(axis=1)
-    return out
+def _compare(x: np.ndarray, signatures: np.ndarray, rows: np.ndarray, bands: int, r: int):
+    """For each t, rows x[t] and signatures[rows[t]]: whether they are equal on at least
+    one whole band, value by value, and how many positions agree. A block of rows at a
+    time, so neither side is copied whole (4·k bytes a candidate each).
+
+    Returns
+    -------
+    (ndarray of bool, ndarray of int64), shape (m,) each
+    """
+    m, used = x.shape[0], bands * r
+    same = np.empty(m, dtype=bool)
+    agree = np.empty(m, dtype=np.int64)
+    step = 1 << 14
+    for lo in range(0, m, step):
+        hi = min(lo + step, m)
+        eq = x[lo:hi] == signatures[rows[lo:hi]]
+        agree[lo:hi] = np.count_nonzero(eq, axis=1)
+        same[lo:hi] = eq[:, :used].reshape(hi - lo, bands, r).all(axis=2).any(axis=1)
+    return same, agree
 
 
 def accepted_meta(exact: bool) -> pd.DataFrame:
@@ -253,15 +262,13 @@ def verify_second(
     b = df.index.to_numpy(dtype=np.int64)
     a = df["code"].to_numpy(dtype=np.int64) // n
     sig_a = bytes_as_rows(df["sig_a"], k)
-    sig_b = part.signatures[b - start]
-    if links:
-        same = _any_band_equal(sig_a, sig_b, settings.bands, settings.rows)
-    else:
-        same = np.ones(a.shape[0], dtype=bool)
-    a, b, sig_a, sig_b = a[same], b[same], sig_a[same], sig_b[same]
+    same, agree = _compare(sig_a, part.signatures, b - start, settings.bands, settings.rows)
+    del sig_a
+    if not links:
+        same[:] = True
+    a, b = a[same], b[same]
     m = a.shape[0]
-    inside = np.arange(m, dtype=np.int64)
-    est = estimate_pairs(np.concatenate([sig_a, sig_b]), np.stack([inside, inside + m], axis=1))
+    est = agree[same] / np.float64(k)  # = estimate_pairs, exactly (agreement_counts says)
     out = pd.DataFrame({"a": a, "b": b, "estimate": est})
     if not links:
         if verify == "exact":

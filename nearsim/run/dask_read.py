@@ -229,6 +229,27 @@ def _chunks(pieces: tuple[Piece, ...], reading: Reading, sink: Sink):
 
 
 @dataclass
+class FieldColumn:
+    """One further field of a partition's documents: its distinct values and a code per
+    document.
+
+    Attributes
+    ----------
+    values : list of str
+        The distinct values, in order of first appearance ("" for missing or null).
+    codes : ndarray of int64, shape (m,)
+        Each document's value, as an index into ``values``.
+    """
+
+    values: list
+    codes: np.ndarray
+
+    def array(self) -> np.ndarray:
+        """The codes (as :meth:`nearsim.run.fields.FieldCodes.array` gives them)."""
+        return self.codes
+
+
+@dataclass
 class Part:
     """One partition after reading: the pipeline's row stages and what the client needs.
 
@@ -250,9 +271,9 @@ class Part:
     seconds : dict of str to float
         CPU seconds of the worker process (its one task thread and numba's threads)
         spent reading and signing.
-    fields : dict of str to FieldCodes
+    fields : dict of str to FieldColumn
         Each of ``Reading.fields``: every document's value, as codes into the partition's
-        distinct values (:class:`nearsim.run.fields.FieldCodes`).
+        distinct values.
     """
 
     valid: np.ndarray
@@ -354,7 +375,7 @@ def read_partition(pieces: tuple[Piece, ...], settings: RunSettings, reading: Re
         report,
         None,
         clock,
-        fields,
+        {name: FieldColumn(c.values, c.array()) for name, c in fields.items()},
     )
 
 
