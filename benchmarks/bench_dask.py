@@ -33,6 +33,7 @@ divides by N.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -520,7 +521,13 @@ def main() -> None:
         "",
         f"**Client memory growth**: {growth:.1f} bytes a document between the Dask runs at "
         f"{small['documents']:,} and {big['documents']:,} documents (peak resident memory "
-        "of the process that ran the engine, scheduler included; goal ≤ 40).",
+        "of the process that ran the engine, scheduler included; goal ≤ 40); between each "
+        "run and the next: "
+        + ", ".join(
+            f"{(q['peak'] - p['peak']) / (q['documents'] - p['documents']):.1f}"
+            for p, q in itertools.pairwise(runs)
+        )
+        + ".",
     ]
     if equal is not None:
         body += ["", f"At {sizes[-1]:,} documents the two engines' tables are "
