@@ -33,6 +33,7 @@ divides by N.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -114,7 +115,7 @@ def child(engine: str, path: str, out: str, workers: int) -> dict:
 
         from nearsim.run.dask_engine import dedup_dask, local_cluster
 
-        cluster = local_cluster(workers)
+        cluster = local_cluster(workers, memory_limit=os.environ.get("BENCH_MEMORY_LIMIT", "auto"))
         options = {"scheduler": cluster.scheduler_address}
         dedup_dask(warm, settings, out=Path(out) / "warm", **options)
         shutil.rmtree(Path(out) / "warm")
@@ -135,6 +136,135 @@ def child(engine: str, path: str, out: str, workers: int) -> dict:
     row["seconds"] = summary["seconds"]
     row["peak"] = peak_memory_bytes()
     return row
+
+
+def memory_child(
+    path: str, out: str, workers: int, blocksize: int | None = None, limit: str = "auto"
+) -> dict:
+    """One Dask run with every worker's resident memory sampled twice a second, each
+    sample tagged with the engine's stage (``Clock.stage``): the peak by stage."""
+    import threading
+    from contextlib import contextmanager
+
+    import psutil
+    from distributed import Client
+
+    from nearsim.run import progress
+    from nearsim.run.dask_engine import dedup_dask, local_cluster
+    from nearsim.settings import Settings
+
+    def rss() -> int:
+        return psutil.Process().memory_info().rss
+
+    current = ["start"]
+    plain = progress.Clock.stage
+
+    @contextmanager
+    def tagged(self, name, what=None):
+        current[0] = name
+        with plain(self, name, what):
+            yield
+
+    progress.Clock.stage = tagged
+    cluster = local_cluster(workers, memory_limit=limit)
+    watcher = Client(cluster.scheduler_address)
+    base = watcher.run(rss)
+    peaks: dict[str, list[int]] = {}
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            try:
+                now = watcher.run(rss)
+            except Exception:  # a worker restarting: skip the sample
+                now = {}
+            stage = current[0]
+            held = peaks.setdefault(stage, [0, 0])
+            held[0] = max(held[0], sum(now.values()))
+            held[1] = max(held[1], max(now.values(), default=0))
+            stop.wait(0.5)
+
+    thread = threading.Thread(target=poll, daemon=True)
+    started_cpu = sum(t.user + t.system for t in watcher.run(os.times).values())
+    thread.start()
+    started = time.perf_counter()
+    dedup_dask(path, Settings(), scheduler=cluster.scheduler_address, out=out,
+               blocksize=blocksize)  # fmt: skip
+    stop.set()
+    thread.join()
+    from nearsim.run.result import peak_memory_bytes
+
+    summary = json.loads((Path(out) / "summary.json").read_text())
+    row = {
+        "documents": summary["documents"],
+        "partitions": len(list((Path(out) / "clusters.parquet").glob("part-*"))),
+        "total": time.perf_counter() - started,
+        "workers_cpu": sum(t.user + t.system for t in watcher.run(os.times).values())
+        - started_cpu,
+        "base": sum(base.values()),
+        "by_stage": peaks,
+        "worker_peaks": sorted(watcher.run(peak_memory_bytes).values()),
+        "load": load(),
+    }
+    watcher.close()
+    cluster.close()
+    return row
+
+
+def memory_part(
+    folder: Path, sizes: list[int], workers: int, blocksize: int | None = None,
+    limit: str = "auto",
+) -> list[str]:  # fmt: skip
+    """Worker memory by stage at each size, and bytes a document between the sizes."""
+    rows, runs = [], []
+    for n in sizes:
+        path = folder / f"crawl-{n}.jsonl"
+        if not path.exists():
+            write_corpus(path, n)
+        out = folder / f"memory-{n}"
+        shutil.rmtree(out, ignore_errors=True)
+        cmd = [sys.executable, "-m", "benchmarks.bench_dask", "--memory-child", str(path),
+               str(out), "--workers", str(workers)]  # fmt: skip
+        if blocksize is not None:
+            cmd += ["--blocksize", str(blocksize)]
+        cmd += ["--memory-limit", limit]
+        before = load()
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(done.stderr[-3000:])
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        r["load_before"] = before
+        runs.append(r)
+        print(n, {k: round(v[0] / 1e6) for k, v in r["by_stage"].items()},
+              f"peaks {[round(p / 1e6) for p in r['worker_peaks']]} MB, load {before}/{r['load']}",
+              flush=True)  # fmt: skip
+    stages = list(dict.fromkeys(k for r in runs for k in r["by_stage"]))
+    for r in runs:
+        row = {"documents": f"{r['documents']:,}", "partitions": str(r.get("partitions", "")),
+               "idle MB": f"{r['base'] / 1e6:.0f}"}  # fmt: skip
+        row |= {k: f"{r['by_stage'][k][0] / 1e6:.0f}" if k in r["by_stage"] else "" for k in stages}
+        row["peak RSS MB"] = " / ".join(f"{p / 1e6:.0f}" for p in r["worker_peaks"])
+        row["wall s"] = f"{r['total']:.0f}"
+        row["worker CPU s"] = f"{r['workers_cpu']:.0f}"
+        row["load"] = f"{r['load_before']} / {r['load']}"
+        rows.append(row)
+    lines = [markdown_table(rows, list(rows[0])), ""]
+    if len(runs) >= 2:
+        a, b = runs[0], runs[-1]
+        dn = b["documents"] - a["documents"]
+        per = {k: (b["by_stage"][k][0] - a["by_stage"][k][0]) / dn
+               for k in stages if k in a["by_stage"] and k in b["by_stage"]}  # fmt: skip
+        peak = (sum(b["worker_peaks"]) - sum(a["worker_peaks"])) / dn
+        worst = max(per, key=per.get)
+        lines.append(
+            "Growth between the two sizes, both workers together, bytes a document: "
+            + ", ".join(f"{k} {v:,.0f}" for k, v in per.items())
+            + f"; peak RSS {peak:,.0f} (largest stage: {worst}). Projected at 10⁷ documents: "
+            f"{(sum(b['worker_peaks']) + peak * (1e7 - b['documents'])) / 1e9:.1f} GB for both "
+            "workers."
+        )
+        print(lines[-1])
+    return lines
 
 
 def run_child(engine: str, path: Path, out: Path, workers: int = 2) -> dict:
@@ -185,14 +315,34 @@ def fit(runs: list[dict]) -> dict:
     a0, a = _nnls([one, n], cand)
     cpu = np.array([r["workers_cpu"] for r in runs], float)
     c0, c, d = _nnls([one, n, cand], cpu)
+    # wall time: T = slowdown(load) · (e + worker CPU / workers); e, the latency of the
+    # stages' barriers and shuffles on a quiet machine, fitted to the runs (relative errors)
     wall = np.array([r["total"] for r in runs], float)
-    e, f, g = _nnls([one, n, cand], wall)
+    slow = np.array([slowdown(r) for r in runs], float)
+    per = np.array([r.get("workers", 2) for r in runs], float)
+    rel = slow / wall  # least squares of the relative errors s·(e + cpu / N) / wall − 1
+    e = float(max(0.0, np.sum(rel * (1 - rel * cpu / per)) / np.sum(rel**2)))
     client = np.array([r["peak"] for r in runs], float)
     h, i = _nnls([one, n], client)
     workers = np.array([sum(r["worker_peaks"]) for r in runs], float)
     j, k = _nnls([one, n], workers)
-    return dict(a0=a0, a=a, c0=c0, c=c, d=d, e=e, f=f, g=g, client0=h, client_per_doc=i,
+    return dict(a0=a0, a=a, c0=c0, c=c, d=d, e=e, client0=h, client_per_doc=i,
                 workers0=j, workers_per_doc=k)  # fmt: skip
+
+
+def slowdown(run: dict) -> float:
+    """How much slower than on a quiet machine a run's wall time was: its processes shared
+    the cores with the rest of the load (the mean of the 1-minute load average before and
+    after), ``max(1, load / cores)``."""
+    mean = (float(run["load_before"]) + float(run["load_after"])) / 2
+    return max(1.0, mean / (os.cpu_count() or 1))
+
+
+def wall_time(m: dict, cpu: float, workers: int, shuffled: float = 0.0) -> float:
+    """Seconds on a quiet machine or cluster: e + worker CPU / N + bytes / (N · bandwidth)
+    (each worker a core of its own; the local runs share one machine's memory, so their
+    shuffled bytes cost no network: 0)."""
+    return m["e"] + cpu / workers + shuffled / (workers * BANDWIDTH)
 
 
 def predict(m: dict, n: float) -> dict:
@@ -200,7 +350,6 @@ def predict(m: dict, n: float) -> dict:
     return {
         "candidates": cand,
         "cpu": m["c0"] + m["c"] * n + m["d"] * cand,
-        "wall": m["e"] + m["f"] * n + m["g"] * cand,
         "bytes": shuffled_bytes(n, cand),
     }
 
@@ -214,6 +363,8 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
     rows = []
     for r in runs:
         p = predict(m, r["documents"])
+        quiet = wall_time(m, p["cpu"], r.get("workers", 2))
+        p["wall"] = slowdown(r) * quiet
         rows.append({
             "documents": f"{r['documents']:,}",
             "candidates: measured": f"{r['candidates']:,}",
@@ -222,6 +373,7 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
             "model ": f"{p['cpu']:.0f}",
             "wall s: measured": f"{r['total']:.0f}",
             "model  ": f"{p['wall']:.0f}",
+            "quiet machine": f"{quiet:.0f}",
             "worst ratio: candidates, CPU": f"{_worst(p, r, 'candidates', 'cpu'):.2f}",
             "wall": f"{_worst(p, r, 'wall'):.2f}",
             "load": f"{r['load_before']} / {r['load_after']}",
@@ -229,17 +381,19 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
     lines = [
         "Fitted (least squares on the Dask runs above, relative errors, coefficients ≥ 0): "
         f"candidates = {m['a0']:,.0f} + {m['a']:.3f}·n; worker CPU s = "
-        f"{m['c0']:.1f} + {m['c'] * 1e6:.1f} µs·n + {m['d'] * 1e6:.1f} µs·candidates; wall s "
-        f"(2 workers, this machine) = {m['e']:.1f} + {m['f'] * 1e6:.2f} µs·n + "
-        f"{m['g'] * 1e6:.2f} µs·candidates; bytes shuffled = n·{24 + 18 * BANDS} + "
-        f"candidates·{16 + 16 + 4 * K + 40}. Worst ratio: model / measured or its inverse. "
-        "Wall time on a machine shared with other work follows the load more than the "
-        "corpus: the model for N workers uses the CPU seconds.",
+        f"{m['c0']:.1f} + {m['c'] * 1e6:.1f} µs·n + {m['d'] * 1e6:.1f} µs·candidates; "
+        f"bytes shuffled = n·{24 + 18 * BANDS} + candidates·{16 + 16 + 4 * K + 40}; wall s on "
+        f"N workers of a quiet machine = {m['e']:.1f} + worker CPU / N (the {m['e']:.1f} s: "
+        "the stages' barriers and shuffles, fitted to the runs), and on this shared "
+        "machine that times max(1, load / cores), the share of the cores the run's processes "
+        "got (load: the mean of the 1-minute load average before and after the run). Worst "
+        "ratio: model / measured or its inverse; the wall model is given the run's load, "
+        "nothing else of the run.",
         "",
         markdown_table(rows, list(rows[0])),
         "",
         "Model for N workers (each a core of its own, 1 GB/s of network each, assumed): T(N) ="
-        " worker CPU / N + bytes shuffled / (N · 1 GB/s) + the fixed cost e. Client memory: "
+        " e + worker CPU / N + bytes shuffled / (N · 1 GB/s). Client memory: "
         f"{m['client0'] / 1e6:.0f} MB + {m['client_per_doc']:.1f} B·n (it holds futures and "
         "counts, nothing per document); workers together "
         f"{m['workers_per_doc']:.0f} B·n (signatures, {4 * K} B, band records and shuffle "
@@ -250,7 +404,7 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
     for n in (1e8, 1e9):
         p = predict(m, n)
         for workers in (8, 32, 128, 512):
-            hours = (p["cpu"] / workers + p["bytes"] / (workers * BANDWIDTH) + m["e"]) / 3600
+            hours = wall_time(m, p["cpu"], workers, p["bytes"]) / 3600
             table.append({
                 "documents": f"{n:.0e}".replace("e+0", "e"),
                 "workers N": workers,
@@ -290,6 +444,17 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--folder", help="where the corpora and outputs go (default: a temp)")
     parser.add_argument("--child", nargs=3, metavar=("ENGINE", "PATH", "OUT"))
+    parser.add_argument("--memory-child", nargs=2, metavar=("PATH", "OUT"))
+    parser.add_argument("--blocksize", type=int, help="bytes per partition (--parts memory)")
+    parser.add_argument(
+        "--memory-limit", default="auto", help="each worker's limit, as LocalCluster takes it"
+    )
+    parser.add_argument(
+        "--parts",
+        default="model",
+        help="model (the runs, the fit and the table) or memory (worker memory by stage "
+        "at --sizes, default 100000,1000000)",
+    )
     parser.add_argument(
         "--report-only", action="store_true", help="write the section from --folder's runs.json"
     )
@@ -297,8 +462,22 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(*args.child, args.workers)))
         return
+    if args.memory_child:
+        print(json.dumps(memory_child(*args.memory_child, args.workers, args.blocksize,
+                                      args.memory_limit)))  # fmt: skip
+        return
     folder = Path(args.folder or tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
+    if args.parts == "memory":
+        sizes = args.sizes if args.sizes != parser.get_default("sizes") else "100000,1000000"
+        lines = memory_part(folder, [int(s) for s in sizes.split(",")], args.workers,
+                            args.blocksize, args.memory_limit)  # fmt: skip
+        write_section("dask-memory", "\n".join(["## Dask engine: worker memory by stage "
+                      "(`benchmarks/bench_dask.py --parts memory`)", "", f"{machine()}. Shared "
+                      "machine (load in the table). Resident memory of both workers together, "
+                      "the largest sample in each stage (sampled twice a second), in MB.", "",
+                      *lines]))  # fmt: skip
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     kept = folder / "runs.json"  # every run as it ends: the report can be written again
     if args.report_only:
@@ -311,7 +490,7 @@ def main() -> None:
             if not path.exists():
                 write_corpus(path, n)
             row = run_child("dask", path, folder / f"dask-{n}", args.workers)
-            runs.append(row | {"label": f"dask, {args.workers} workers"})
+            runs.append(row | {"label": f"dask, {args.workers} workers", "workers": args.workers})
             if n <= 1_000_000 or (args.compare and n == sizes[-1]):
                 row = run_child("local", path, folder / f"local-{n}")
                 local.append(row | {"label": "local"})
@@ -342,7 +521,13 @@ def main() -> None:
         "",
         f"**Client memory growth**: {growth:.1f} bytes a document between the Dask runs at "
         f"{small['documents']:,} and {big['documents']:,} documents (peak resident memory "
-        "of the process that ran the engine, scheduler included; goal ≤ 40).",
+        "of the process that ran the engine, scheduler included; goal ≤ 40); between each "
+        "run and the next: "
+        + ", ".join(
+            f"{(q['peak'] - p['peak']) / (q['documents'] - p['documents']):.1f}"
+            for p, q in itertools.pairwise(runs)
+        )
+        + ".",
     ]
     if equal is not None:
         body += ["", f"At {sizes[-1]:,} documents the two engines' tables are "

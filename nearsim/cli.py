@@ -260,9 +260,6 @@ def cmd_dedup(args: argparse.Namespace) -> int:
     if args.engine == "local" and args.scheduler is not None:
         raise UsageError("--scheduler is for --engine dask; accepted: --engine dask")
     fields = {"group_field": args.group_field, "keep_apart": args.keep_apart}
-    if args.engine == "dask" and (args.group_field or args.keep_apart):
-        option = "--group-field" if args.group_field else "--keep-apart"
-        raise UsageError(f"{option} is not offered by --engine dask yet; accepted: --engine local")
     common = {
         "text_field": args.text_field,
         "id_field": args.id_field,
@@ -282,7 +279,7 @@ def cmd_dedup(args: argparse.Namespace) -> int:
         # the workers write the tables (folders of parts): the client holds no per-document data
         result = dedup_dask(
             args.inputs, settings, scheduler=args.scheduler, workers=args.workers,
-            out=args.out, fmt=args.format, **common,
+            out=args.out, fmt=args.format, **common, **fields,
         )  # fmt: skip
         files, s = result.files, result.summary
     else:

@@ -139,15 +139,6 @@ def test_cli_group_field_and_keep_apart(tmp_path):
     assert summary["keep_apart"] == "lang" and summary["kept_apart"] >= 0
 
 
-def test_dask_engine_refuses_the_fields(tmp_path, capsys):
-    path, _texts, _rows = _corpus(tmp_path, n=300)
-    code = main(["dedup", str(path), "--out", str(tmp_path / "o"), "--engine", "dask",
-                 "--group-field", "src"])  # fmt: skip
-    assert code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--group-field" in err[0] and "--engine local" in err[0]
-
-
 def test_against_an_index_refuses_the_fields(tmp_path, capsys):
     path, _texts, _rows = _corpus(tmp_path, n=300)
     code = main(["dedup", str(path), "--out", str(tmp_path / "o"), "--against",

@@ -177,16 +177,40 @@ def cluster_columns(part: Part, first_record: int, root, size, sim, start: int) 
     }
 
 
-def cluster_counts(root: np.ndarray, size: np.ndarray, valid: np.ndarray, start: int) -> dict:
+def cluster_counts(root: np.ndarray, size: np.ndarray, part: Part, start: int,
+                   group: str | None = None) -> dict:  # fmt: skip
     """The partition's share of ``summary.json``: clusters of two or more (counted at
-    their roots), removed documents (members), documents without a signature."""
+    their roots), removed documents (members), documents without a signature; with a
+    group field, ``groups``: {value: [documents, removed]} of its documents."""
     rows = np.arange(start, start + root.shape[0], dtype=np.int64)
     kept = root == rows
-    return {
+    out = {
         "clusters": int(np.count_nonzero(kept & (size >= 2))),
         "removed": int(np.count_nonzero(~kept)),
-        "without_signature": int(np.count_nonzero(~valid)),
+        "without_signature": int(np.count_nonzero(~part.valid)),
     }
+    if group is not None:
+        codes = part.fields[group]
+        at, size = codes.array(), len(codes.values)
+        documents = np.bincount(at, minlength=size)
+        removed = np.bincount(at[~kept], minlength=size)
+        out["groups"] = {
+            v: [int(d), int(r)] for v, d, r in zip(codes.values, documents, removed, strict=True)
+        }
+    return out
+
+
+def merge_groups(counts: list[dict]) -> dict[str, dict[str, int]]:
+    """The partitions' ``groups`` as ``removed_by_group``: {value: {documents, removed}},
+    most documents first, then by value (as :func:`nearsim.run.fields.removed_by_group`)."""
+    total: dict[str, list[int]] = {}
+    for c in counts:
+        for value, (d, r) in c["groups"].items():
+            held = total.setdefault(value, [0, 0])
+            held[0] += d
+            held[1] += r
+    order = sorted(total, key=lambda v: (-total[v][0], v))
+    return {v: {"documents": total[v][0], "removed": total[v][1]} for v in order}
 
 
 def pair_columns(pairs: pd.DataFrame, exact: bool) -> dict:

@@ -21,7 +21,7 @@ def _nearsim_here() -> str:
     return os.path.dirname(nearsim.__file__)
 
 
-def local_cluster(workers: int = 2):
+def local_cluster(workers: int = 2, memory_limit: str | int = "auto"):
     """The ``distributed.LocalCluster`` the engine starts without a scheduler.
 
     Parameters
@@ -29,6 +29,11 @@ def local_cluster(workers: int = 2):
     workers : int
         Worker processes (≥ 1), one task thread each; the compiled kernels' own threads
         share the cores among the workers (``NUMBA_NUM_THREADS``).
+    memory_limit : str or int
+        Each worker's memory limit, as ``LocalCluster`` takes it ("auto": the machine's
+        memory over the workers; "6GiB"; bytes). Past 70% of it a worker spills held
+        results (the signatures' partitions among them) to its local disk, past 80% it
+        pauses new tasks (``distributed.worker.memory``).
 
     Returns
     -------
@@ -46,6 +51,7 @@ def local_cluster(workers: int = 2):
         dashboard_address=":0",
         silence_logs=logging.ERROR,
         env={"NUMBA_NUM_THREADS": str(threads)},
+        memory_limit=memory_limit,
     )
 
 

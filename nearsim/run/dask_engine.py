@@ -57,11 +57,7 @@ Why this way:
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -70,11 +66,14 @@ import pandas as pd
 from nearsim.banding import TooManyPairsError
 from nearsim.io.corpora import iter_corpus
 from nearsim.run import dask_clusters as dc
+from nearsim.run import dask_output as dw
 from nearsim.run import dask_pairs as dp
 from nearsim.run import dask_read as dr
 from nearsim.run import dask_resume as dk
 from nearsim.run.dask_connect import connect as _connect
 from nearsim.run.dask_connect import local_cluster  # noqa: F401  (public here too)
+from nearsim.run.dask_output import WrittenRun
+from nearsim.run.fields import FieldCodes
 from nearsim.run.options import (
     BUCKET_LIMIT,
     FORMATS,
@@ -117,6 +116,8 @@ def dedup_dask(
     timeout: float | None = None,
     out: str | os.PathLike | None = None,
     fmt: str = "parquet",
+    group_field: str | None = None,
+    keep_apart: str | None = None,
 ) -> DedupResult | WrittenRun:
     """Find the near-duplicate pairs and clusters of a corpus on a Dask cluster.
 
@@ -166,6 +167,10 @@ def dedup_dask(
         must see the folder at the same path (shared storage).
     fmt : {"parquet", "csv", "jsonl"}
         The tables' format with ``out``.
+    group_field, keep_apart : str, optional
+        As for :func:`nearsim.run.local.dedup`: documents and removals per value of a
+        field (``removed_by_group``), and a field two documents of an accepted pair must
+        not share (``kept_apart`` counts the pairs it refused).
 
     Returns
     -------
@@ -205,28 +210,23 @@ def dedup_dask(
         else check_float(timeout, "timeout", low=0, low_open=True)
     )
     clock = Clock(check_bool(progress, "progress"))
+    named = [FieldCodes.of(group_field, "group_field"), FieldCodes.of(keep_apart, "keep_apart")]
+    group_field, keep_apart = (None if f is None else f.field for f in named)
+    fields = tuple(dict.fromkeys(f for f in (group_field, keep_apart) if f is not None))
     reader = iter_corpus(  # checks the paths, fields and on_error; expands folders
         check_paths(paths),
         text_field=text_field,
         id_field=id_field,
         batch_size=batch_size,
         on_error=on_error,
+        fields=fields,
     )
-    reading = dr.Reading(text_field, id_field, on_error, batch_size)
+    reading = dr.Reading(text_field, id_field, on_error, batch_size, fields)
     with _connect(scheduler, workers, timeout, clock) as client:
         run = _Run(client, settings, reading, verify, clock, limits)
         run.cluster_check = cluster_check
+        run.group_field, run.keep_apart = group_field, keep_apart
         return run.result(reader.files, blocksize, out, fmt)
-
-
-def _show(client, futures, show: bool) -> None:
-    """Wait for futures (or persisted collections), with Dask's progress bar on stderr."""
-    from distributed import progress, wait
-
-    if show:
-        with contextlib.redirect_stdout(sys.stderr):
-            progress(futures)
-    wait(futures)
 
 
 def _auto_blocksize(files: list[Path], client) -> int:
@@ -236,29 +236,12 @@ def _auto_blocksize(files: list[Path], client) -> int:
 
 
 # -- the run -------------------------------------------------------------------------------
-@dataclass
-class WrittenRun:
-    """What :func:`dedup_dask` returns when the workers write the output.
-
-    Attributes
-    ----------
-    summary : dict
-        The figures of ``summary.json`` (as written).
-    files : list of Path
-        ``clusters.<fmt>`` and ``pairs.<fmt>`` (folders of parts) and ``summary.json``.
-    read_report : str
-        What the readers read and skipped, in one line.
-    """
-
-    summary: dict
-    files: list
-    read_report: str
-
-
 class _Run:
     """One dedup run on a client: the stages in order, their futures, their timings."""
 
     cluster_check = False
+    group_field: str | None = None
+    keep_apart: str | None = None
 
     def __init__(self, client, settings, reading, verify, clock, limits):
         self.client = client
@@ -268,6 +251,7 @@ class _Run:
         self.clock = clock
         self.max_pairs, self.bucket_limit = limits
         self.copies = 0
+        self.kept_apart = 0
 
     def _submit(self, fn, *args, **kwargs):
         return self.client.submit(fn, *args, pure=False, **kwargs)
@@ -285,7 +269,7 @@ class _Run:
         firsts = [self.first_record[i] for i in self.used]
         counts = self.client.gather(
             [
-                self._submit(dc.cluster_counts, r, z, self._submit(dc.valid_of, p), s)
+                self._submit(dc.cluster_counts, r, z, p, s, self.group_field)
                 for r, z, p, s in zip(root, size, parts, self.starts, strict=True)
             ]
         )
@@ -295,7 +279,7 @@ class _Run:
                 for p, f, r, z, x, s in zip(parts, firsts, root, size, sim, self.starts,
                                             strict=True)
             ],
-            "pairs": self._pair_tables(pairs, exact),
+            "pairs": dw.pair_tables(self, pairs, exact),
         }
         del root, size, sim
         figures = {
@@ -314,9 +298,15 @@ class _Run:
             "workers": len(self.client.nthreads()),
             "resumed": self.resumed,
         }
+        if self.group_field is not None:
+            extra["group_field"] = self.group_field
+            extra["removed_by_group"] = dc.merge_groups(counts)
+        if self.keep_apart is not None:
+            extra["keep_apart"] = self.keep_apart
+            extra["kept_apart"] = int(self.kept_apart)
         if out is None:
-            return self._gathered(tables, figures, extra, exact)
-        return self._written(tables, figures, extra, out, fmt)
+            return dw.gathered(self, tables, figures, extra, exact)
+        return dw.written(self, tables, figures, extra, out, fmt)
 
     def verified_pairs(self) -> tuple[int, list]:
         """Stages 2 and 3, or their result kept on disk by an earlier run of the same job."""
@@ -324,6 +314,7 @@ class _Run:
         done = work.done("pairs")
         if done is not None:
             self.copies = done["exact_duplicates"]
+            self.kept_apart = done["kept_apart"]
             self.resumed.append("pairs")
             self.clock.say("resuming: the verified pairs are on disk")
             paths = [work.part("pairs", i) for i in range(len(self.used))]
@@ -337,7 +328,14 @@ class _Run:
                 self._submit(dk.keep, f, work.part("pairs", i)) for i, f in enumerate(accepted)
             ]
             self.client.gather([self._submit(_pair_count, f) for f in accepted])
-            work.mark("pairs", {"candidates": candidates, "exact_duplicates": self.copies})
+            work.mark(
+                "pairs",
+                {
+                    "candidates": candidates,
+                    "exact_duplicates": self.copies,
+                    "kept_apart": self.kept_apart,
+                },
+            )
         return candidates, accepted
 
     def clusters(self, pairs, npairs: int):
@@ -384,101 +382,6 @@ class _Run:
     def _ranges(self):
         return zip(self.starts, self.sizes, strict=True)
 
-    def _pair_tables(self, pairs, exact: bool) -> list:
-        """Futures of the accepted pairs' columns per row partition of their ``a``."""
-        import dask
-
-        if not self.used:
-            return []
-        by_a = pairs.set_index("a", divisions=[*self.starts, self.n]).to_delayed()
-        return self.client.compute([dask.delayed(dc.pair_columns)(p, exact) for p in by_a])
-
-    def _workers_peak(self) -> int:
-        from nearsim.run.result import peak_memory_bytes
-
-        return max(self.client.run(peak_memory_bytes).values(), default=0)
-
-    def _gathered(self, tables: dict, figures: dict, extra: dict, exact: bool) -> DedupResult:
-        """The tables gathered on the client, as a DedupResult (every document's row there:
-        for corpora that fit one machine's memory)."""
-        with self.clock.stage("gather", "gathering the tables"):
-            parts = [self.parts[i] for i in self.used]
-            valid = self.client.gather([self._submit(dc.valid_of, p) for p in parts])
-            clusters = _concat(self.client.gather(tables["clusters"]), _EMPTY_CLUSTERS)
-            pair_cols = _concat(self.client.gather(tables["pairs"]), _empty_pairs(exact))
-        del self.parts
-        cluster = np.asarray(clusters["cluster"], dtype=np.int64)
-        labels = np.unique(cluster, return_inverse=True)[1].astype(np.int64).reshape(-1)
-        pairs = np.stack([pair_cols["a"], pair_cols["b"]], axis=1).astype(np.int64)
-        extra["workers_peak_memory_bytes"] = self._workers_peak()
-        return DedupResult(
-            settings=self.settings,
-            ids=list(clusters["id"]),
-            valid=np.concatenate(valid) if valid else np.zeros(0, bool),
-            labels=labels,
-            candidates=figures["candidates"],
-            pairs=pairs.reshape(-1, 2),
-            estimates=np.asarray(pair_cols["estimate"], dtype=np.float64),
-            jaccard=np.asarray(pair_cols["jaccard"], dtype=np.float64) if exact else None,
-            verify=self.verify,
-            similarity=np.asarray(clusters["similarity_to_kept"], dtype=np.float64),
-            exact_duplicates=figures["exact_duplicates"],
-            split_off=figures["split_off"],
-            cluster_check=self.cluster_check,
-            seconds=self.clock.seconds,
-            read_report=self.report.summary(),
-            extra=extra,
-        )
-
-    def _written(self, tables: dict, figures: dict, extra: dict, out: Path, fmt: str):
-        """The workers write each table as parts in a temporary folder; renamed when whole,
-        ``summary.json`` last."""
-        from nearsim.run.outputs import prepare_output, publish, write_summary
-        from nearsim.run.result import _query_string, peak_memory_bytes
-
-        out = prepare_output(out)
-        files = []
-        with self.clock.stage("write", f"the workers write {out}"):
-            for name in ("clusters", "pairs"):
-                final = out / f"{name}.{fmt}"
-                tmp = out / f".{name}.{fmt}.tmp-{os.getpid()}"
-                shutil.rmtree(tmp, ignore_errors=True)
-                tmp.mkdir()
-                try:
-                    futures = tables[name]
-                    if futures:
-                        written = [
-                            self._submit(dc.write_part, c, str(tmp), i, fmt)
-                            for i, c in enumerate(futures)
-                        ]
-                        _show(self.client, written, self.clock.show)
-                        self.client.gather(written)
-                    else:  # no documents: one empty part, so that the table can be read
-                        empty = _EMPTY_CLUSTERS if name == "clusters" else _empty_pairs(
-                            self.verify == "exact"
-                        )
-                        dc.write_part(empty, str(tmp), 0, fmt)
-                    publish(tmp, final)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                files.append(final)
-        del self.parts, tables
-        summary = {
-            **figures,
-            "settings": _query_string(self.settings),
-            "verify": self.verify,
-            "seconds": {k: round(v, 3) for k, v in self.clock.seconds.items()},
-            "cpu_seconds": {},
-            "peak_memory_bytes": peak_memory_bytes(),
-            "workers_peak_memory_bytes": self._workers_peak(),
-            **extra,
-            "read": self.report.summary(),
-            "format": fmt,
-        }
-        files.append(write_summary(summary, out))
-        self.work.remove()  # the run is whole: what was kept for a restart is not needed
-        return WrittenRun(summary, files, self.report.summary())
-
     # 1. read and sign
     def read(self, files: list[Path], blocksize: int, out: Path | None = None) -> None:
         client, reading = self.client, self.reading
@@ -506,7 +409,7 @@ class _Run:
             self.parts = client.map(
                 dk.read_or_load, plan, paths, settings=self.settings, reading=reading, pure=False
             )
-            _show(client, self.parts, self.clock.show)
+            dw.show(client, self.parts, self.clock.show)
             metas = client.gather(client.map(dr.part_meta, self.parts, pure=False))
         for m in metas:
             if m["error"] is not None:
@@ -537,6 +440,7 @@ class _Run:
             "verify": self.verify,
             "cluster_check": self.cluster_check,
             "reading": list(self.reading[:3]),
+            "fields": [self.group_field, self.keep_apart],
             "limits": [self.max_pairs, self.bucket_limit],
         }
 
@@ -555,7 +459,8 @@ class _Run:
         rows = [*self.starts, n]
         with self.clock.stage("copies", "linking exact copies to their first occurrence"):
             keys = [
-                dask.delayed(dp.key_frame)(f, s) for f, s in zip(parts, self.starts, strict=True)
+                dask.delayed(dp.key_frame)(f, s, self.keep_apart)
+                for f, s in zip(parts, self.starts, strict=True)
             ]
             keyed = dd.from_delayed(keys, meta=dp.KEY_META, verify_meta=False)
             links = keyed.shuffle(on="k1", npartitions=len(parts)).map_partitions(
@@ -578,13 +483,16 @@ class _Run:
             codes = dd.concat([codes, links.map_partitions(dp.link_codes, n, meta=dp.CODE_META)])
             divisions = [s * n for s in self.starts] + [n * n]
             by_first = codes.set_index("code", divisions=divisions).persist()
-            _show(client, by_first, self.clock.show)
+            dw.show(client, by_first, self.clock.show)
             del links
         with self.clock.stage("verify", f"verifying candidates ({self.verify})"):
             accepted = self._join(by_first, links=True)
-            _show(client, accepted, self.clock.show)
+            dw.show(client, accepted, self.clock.show)
             del by_first
             count = sum(client.gather(client.map(dp.candidate_count, accepted, pure=False)))
+            if self.keep_apart is not None:
+                self.kept_apart = sum(client.gather(client.map(dp.apart_count, accepted,
+                                                               pure=False)))  # fmt: skip
         return int(count), accepted
 
     def _join(self, by_first, links: bool) -> list:
@@ -595,16 +503,18 @@ class _Run:
         import dask.dataframe as dd
 
         n, exact = self.n, self.verify == "exact"
+        apart = self.keep_apart if links else None
         parts = [self.parts[i] for i in self.used]
         texts = [(self.plan[i], self.reading) if exact else None for i in self.used]
         attached = [
-            dask.delayed(dp.attach_first)(d, f, s, n, t)
+            dask.delayed(dp.attach_first)(d, f, s, n, t, apart)
             for d, f, s, t in zip(by_first.to_delayed(), parts, self.starts, texts, strict=True)
         ]
-        second = dd.from_delayed(attached, meta=dp.attach_meta(exact), verify_meta=False)
+        meta = dp.attach_meta(exact, apart is not None)
+        second = dd.from_delayed(attached, meta=meta, verify_meta=False)
         by_second = second.set_index("b", divisions=[*self.starts, n])
         checked = [
-            dask.delayed(dp.verify_second)(d, f, s, n, self.settings, self.verify, t, links)
+            dask.delayed(dp.verify_second)(d, f, s, n, self.settings, self.verify, t, links, apart)
             for d, f, s, t in zip(by_second.to_delayed(), parts, self.starts, texts, strict=True)
         ]
         return self.client.compute(checked)
@@ -617,8 +527,8 @@ class _Run:
 
 
 # -- small helpers the workers run ----------------------------------------------------------
-def _no_pairs(exact: bool) -> tuple[pd.DataFrame, int]:
-    return dp.accepted_meta(exact), 0
+def _no_pairs(exact: bool) -> tuple[pd.DataFrame, int, int]:
+    return dp.accepted_meta(exact), 0, 0
 
 
 def _pair_count(result: tuple[pd.DataFrame, int]) -> int:
@@ -641,35 +551,3 @@ def dd_from(futures: list, fn, meta):
     if not futures:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed([dask.delayed(fn)(f) for f in futures], meta=meta, verify_meta=False)
-
-
-_EMPTY_CLUSTERS = {
-    "row": np.zeros(0, np.int64),
-    "id": [],
-    "cluster": np.zeros(0, np.int64),
-    "cluster_size": np.zeros(0, np.int64),
-    "keep": np.zeros(0, bool),
-    "similarity_to_kept": np.zeros(0, np.float64),
-}
-
-
-def _empty_pairs(exact: bool) -> dict:
-    out = {"a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64)}
-    out["estimate"] = np.zeros(0, np.float64)
-    if exact:
-        out["jaccard"] = np.zeros(0, np.float64)
-    return out
-
-
-def _concat(tables: list[dict], empty: dict) -> dict:
-    """Column dicts of parts, one after another."""
-    if not tables:
-        return empty
-    out = {}
-    for name in tables[0]:
-        values = [t[name] for t in tables]
-        if isinstance(values[0], list):
-            out[name] = [v for part in values for v in part]
-        else:
-            out[name] = np.concatenate(values)
-    return out

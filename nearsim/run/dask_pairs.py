@@ -15,7 +15,7 @@ import pyarrow as pa
 from nearsim.banding import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
 from nearsim.copies import copy_pairs
 from nearsim.hashing import text_shingles
-from nearsim.minhash import estimate_pairs
+from nearsim.io.fields import EMPTY
 from nearsim.run.dask_read import Part, partition_texts
 from nearsim.settings import RunSettings
 from nearsim.utils.arrays import unique_int
@@ -36,9 +36,14 @@ LINK_META = pd.DataFrame({"first": np.zeros(0, np.int64), "copy": np.zeros(0, np
 
 
 # -- exact copies: keys shuffled, each copy linked to its first occurrence ------------------
-def key_frame(part: Part, start: int) -> pd.DataFrame:
-    """The copy key and global row of every valid document of a partition."""
-    local = np.flatnonzero(part.valid)
+def key_frame(part: Part, start: int, apart: str | None = None) -> pd.DataFrame:
+    """The copy key and global row of every valid document of a partition; with a
+    keep-apart field, only of those whose value is empty (a document with a value is
+    banded, never linked as a copy, so that the rule sees its pairs)."""
+    linkable = part.valid
+    if apart is not None:
+        linkable = linkable & (part.values(apart) == EMPTY)
+    local = np.flatnonzero(linkable)
     return pd.DataFrame(
         {"k1": part.keys[local, 0], "k2": part.keys[local, 1], "row": start + local}
     )
@@ -71,16 +76,17 @@ def band_frame(part: Part, settings: RunSettings, start: int, copies=None) -> pd
     if copies is not None and len(copies):
         keep[copies.index.to_numpy(np.int64) - start] = False
     rows = start + np.flatnonzero(keep).astype(np.int64)
-    sub = np.ascontiguousarray(part.signatures[keep])
-    r = settings.rows
-    keys = [band_keys(sub, b * r, b * r + r) for b in range(settings.bands)]
-    return pd.DataFrame(
-        {
-            "key": np.concatenate(keys) if keys else np.zeros(0, np.uint64),
-            "band": np.repeat(np.arange(settings.bands, dtype=np.uint16), rows.shape[0]),
-            "row": np.tile(rows, settings.bands),
-        }
-    )
+    r, m = settings.rows, rows.shape[0]
+    key = np.empty(m * settings.bands, dtype=np.uint64)
+    for b in range(settings.bands):  # every row's keys, then the kept rows': the
+        # signatures are not copied (they are 512 bytes a document, the keys 8)
+        key[b * m : (b + 1) * m] = band_keys(part.signatures, b * r, b * r + r)[keep]
+    frame = {
+        "key": key,
+        "band": np.repeat(np.arange(settings.bands, dtype=np.uint16), m),
+        "row": np.tile(rows, settings.bands),
+    }
+    return pd.DataFrame(frame, copy=False)
 
 
 def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int, limit: int) -> pd.DataFrame:
@@ -157,19 +163,27 @@ def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
     return data.view(np.uint32).reshape(m, k)
 
 
-def attach_meta(exact: bool) -> pd.DataFrame:
+def attach_meta(exact: bool, apart: bool = False) -> pd.DataFrame:
     cols = {"b": np.zeros(0, np.int64), "code": np.zeros(0, np.int64)}
     cols["sig_a"] = pd.Series([], dtype=_BINARY)
     if exact:
         cols["text_a"] = pd.Series([], dtype=str)
+    if apart:
+        cols["apart_a"] = pd.Series([], dtype=str)
     return pd.DataFrame(cols)
 
 
 def attach_first(
-    df: pd.DataFrame, part: Part, start: int, n: int, exact: tuple | None
+    df: pd.DataFrame,
+    part: Part,
+    start: int,
+    n: int,
+    exact: tuple | None,
+    apart: str | None = None,
 ) -> pd.DataFrame:
     """The distinct candidates whose first document is in this partition, each with that
-    document's signature (and, for ``verify="exact"``, its text, read again).
+    document's signature (for ``verify="exact"``, its text, read again; with a keep-apart
+    field, its value).
 
     ``df`` is indexed by pair code and holds the codes with ``code // n`` in this
     partition, repeats side by side.
@@ -184,19 +198,30 @@ def attach_first(
         wanted, inverse = np.unique(local, return_inverse=True)
         texts = np.asarray(partition_texts(pieces, reading, wanted), dtype=object)
         out["text_a"] = pd.Series(texts[inverse], dtype=str)
+    if apart is not None:
+        out["apart_a"] = pd.Series(part.values(apart, local), dtype=str)
     return out
 
 
-def _any_band_equal(x: np.ndarray, y: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """Whether rows x[t] and y[t] are equal on at least one whole band, value by value."""
-    used = bands * rows
-    out = np.empty(x.shape[0], dtype=bool)
-    step = 1 << 15
-    for lo in range(0, x.shape[0], step):
-        hi = min(lo + step, x.shape[0])
-        eq = x[lo:hi, :used] == y[lo:hi, :used]
-        out[lo:hi] = eq.reshape(hi - lo, bands, rows).all(axis=2).any(axis=1)
-    return out
+def _compare(x: np.ndarray, signatures: np.ndarray, rows: np.ndarray, bands: int, r: int):
+    """For each t, rows x[t] and signatures[rows[t]]: whether they are equal on at least
+    one whole band, value by value, and how many positions agree. A block of rows at a
+    time, so neither side is copied whole (4·k bytes a candidate each).
+
+    Returns
+    -------
+    (ndarray of bool, ndarray of int64), shape (m,) each
+    """
+    m, used = x.shape[0], bands * r
+    same = np.empty(m, dtype=bool)
+    agree = np.empty(m, dtype=np.int64)
+    step = 1 << 14
+    for lo in range(0, m, step):
+        hi = min(lo + step, m)
+        eq = x[lo:hi] == signatures[rows[lo:hi]]
+        agree[lo:hi] = np.count_nonzero(eq, axis=1)
+        same[lo:hi] = eq[:, :used].reshape(hi - lo, bands, r).all(axis=2).any(axis=1)
+    return same, agree
 
 
 def accepted_meta(exact: bool) -> pd.DataFrame:
@@ -216,33 +241,34 @@ def verify_second(
     verify: str,
     exact: tuple | None,
     links: bool = True,
-) -> tuple[pd.DataFrame, int]:
+    apart: str | None = None,
+) -> tuple[pd.DataFrame, int, int]:
     """Candidates whose second document is in this partition: the bands compared value by
     value (a key collision makes no candidate; an exact copy's link, whose two signatures
-    are equal, always passes), the MinHash estimate, and the filter.
+    are equal, always passes), the MinHash estimate, and the filter; with a keep-apart
+    field, a pair whose two documents share a non-empty value is never accepted.
 
     With ``links=False`` the pairs are not candidates but pairs to measure (a member and
     its cluster's kept document): no band is compared and nothing is filtered.
 
     Returns
     -------
-    (pandas.DataFrame, int)
+    (pandas.DataFrame, int, int)
         The accepted pairs (a, b, estimate, and jaccard with ``verify="exact"``), sorted
-        by (a, b); and how many candidates there are.
+        by (a, b); how many candidates there are; how many the filter accepted that the
+        keep-apart field kept apart.
     """
     k = part.signatures.shape[1]
     b = df.index.to_numpy(dtype=np.int64)
     a = df["code"].to_numpy(dtype=np.int64) // n
     sig_a = bytes_as_rows(df["sig_a"], k)
-    sig_b = part.signatures[b - start]
-    if links:
-        same = _any_band_equal(sig_a, sig_b, settings.bands, settings.rows)
-    else:
-        same = np.ones(a.shape[0], dtype=bool)
-    a, b, sig_a, sig_b = a[same], b[same], sig_a[same], sig_b[same]
+    same, agree = _compare(sig_a, part.signatures, b - start, settings.bands, settings.rows)
+    del sig_a
+    if not links:
+        same[:] = True
+    a, b = a[same], b[same]
     m = a.shape[0]
-    inside = np.arange(m, dtype=np.int64)
-    est = estimate_pairs(np.concatenate([sig_a, sig_b]), np.stack([inside, inside + m], axis=1))
+    est = agree[same] / np.float64(k)  # = estimate_pairs, exactly (agreement_counts says)
     out = pd.DataFrame({"a": a, "b": b, "estimate": est})
     if not links:
         if verify == "exact":
@@ -257,9 +283,15 @@ def verify_second(
         keep = out["jaccard"].to_numpy() >= settings.threshold
     else:
         keep = np.ones(m, dtype=bool)
+    kept_apart = 0
+    if links and apart is not None:
+        value = df["apart_a"].to_numpy(dtype=object)[same]
+        together = (value != EMPTY) & (value == part.values(apart, b - start))
+        kept_apart = int(np.count_nonzero(keep & together))
+        keep &= ~together
     out = out[keep]
     order = np.lexsort((out["b"].to_numpy(), out["a"].to_numpy()))
-    return out.iloc[order].reset_index(drop=True), m
+    return out.iloc[order].reset_index(drop=True), m, kept_apart
 
 
 def _exact(
@@ -281,8 +313,12 @@ def accepted_frame(result: tuple[pd.DataFrame, int]) -> pd.DataFrame:
     return result[0]
 
 
-def candidate_count(result: tuple[pd.DataFrame, int]) -> int:
+def candidate_count(result: tuple[pd.DataFrame, int, int]) -> int:
     return result[1]
+
+
+def apart_count(result: tuple[pd.DataFrame, int, int]) -> int:
+    return result[2]
 
 
 # -- clusters beyond the client: iterated min-label propagation ---------------------------

@@ -35,6 +35,7 @@ import numpy as np
 
 from nearsim.io.corpora import CorpusReport
 from nearsim.io.formats import READERS, Sink, file_format, open_parquet, parquet_problem
+from nearsim.run.fields import FieldCodes
 from nearsim.run.signing import sign_batch
 from nearsim.settings import RunSettings
 
@@ -49,6 +50,8 @@ class Reading(NamedTuple):
     id_field: str | None
     on_error: str
     batch_size: int = 10_000
+    fields: tuple[str, ...] = ()
+    """Further fields whose values each document keeps (``--group-field``, ``--keep-apart``)."""
 
 
 @dataclass(frozen=True)
@@ -211,17 +214,39 @@ def _chunks(pieces: tuple[Piece, ...], reading: Reading, sink: Sink):
     for piece in pieces:
         path = Path(piece.path)
         args = (path, reading.text_field, reading.id_field, sink)
+        options = {"fields": reading.fields} if reading.fields else {}
         if piece.span is not None:
-            chunks = READERS["jsonl"](*args, span=(*piece.span, piece.first_line))
+            chunks = READERS["jsonl"](*args, span=(*piece.span, piece.first_line), **options)
         elif piece.row_groups is not None:
-            chunks = READERS["parquet"](*args, row_groups=piece.row_groups)
+            chunks = READERS["parquet"](*args, row_groups=piece.row_groups, **options)
         else:
-            chunks = READERS[file_format(path)](*args)
+            chunks = READERS[file_format(path)](*args, **options)
         end = 0
         for chunk in chunks:
             yield offset, chunk
             end = chunk.end
         offset += end
+
+
+@dataclass
+class FieldColumn:
+    """One further field of a partition's documents: its distinct values and a code per
+    document.
+
+    Attributes
+    ----------
+    values : list of str
+        The distinct values, in order of first appearance ("" for missing or null).
+    codes : ndarray of int64, shape (m,)
+        Each document's value, as an index into ``values``.
+    """
+
+    values: list
+    codes: np.ndarray
+
+    def array(self) -> np.ndarray:
+        """The codes (as :meth:`nearsim.run.fields.FieldCodes.array` gives them)."""
+        return self.codes
 
 
 @dataclass
@@ -246,6 +271,9 @@ class Part:
     seconds : dict of str to float
         CPU seconds of the worker process (its one task thread and numba's threads)
         spent reading and signing.
+    fields : dict of str to FieldColumn
+        Each of ``Reading.fields``: every document's value, as codes into the partition's
+        distinct values.
     """
 
     valid: np.ndarray
@@ -257,10 +285,20 @@ class Part:
     report: CorpusReport
     error: str | None = None
     seconds: dict = field(default_factory=dict)
+    fields: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
         return int(self.valid.shape[0])
+
+    def values(self, name: str, local: np.ndarray | None = None) -> np.ndarray:
+        """The values of field ``name`` of the documents at ``local`` (all of them by
+        default); object array of str, ``""`` where the field is missing or null."""
+        codes = self.fields[name]
+        table = np.empty(len(codes.values), dtype=object)
+        table[:] = codes.values
+        at = codes.array()
+        return table[at if local is None else at[local]]
 
 
 def read_partition(pieces: tuple[Piece, ...], settings: RunSettings, reading: Reading) -> Part:
@@ -282,6 +320,7 @@ def read_partition(pieces: tuple[Piece, ...], settings: RunSettings, reading: Re
 
     valid, sigs, keys = [], [], []
     records, any_given = 0, False
+    fields = {name: FieldCodes(name, empty_code=True) for name in reading.fields}
     clock = {"read": 0.0, "signatures": 0.0}
     started = time.process_time()
     try:
@@ -291,6 +330,9 @@ def read_partition(pieces: tuple[Piece, ...], settings: RunSettings, reading: Re
             any_given |= chunk.ids is not None
             given.extend(chunk.ids if chunk.ids is not None else [None] * len(chunk.texts))
             records = offset + chunk.end
+            if fields:
+                for codes, values in zip(fields.values(), chunk.extra, strict=True):
+                    codes.extend(values)
             if len(texts) >= reading.batch_size:
                 clock["read"] += time.process_time() - started
                 started = time.process_time()
@@ -333,6 +375,7 @@ def read_partition(pieces: tuple[Piece, ...], settings: RunSettings, reading: Re
         report,
         None,
         clock,
+        {name: FieldColumn(c.values, c.array()) for name, c in fields.items()},
     )
 
 
