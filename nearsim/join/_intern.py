@@ -172,7 +172,8 @@ def _numbering(bounds, nd, dfirst, dcount, pk0, pk1, pt, nparts):
         base[p + 1] = base[p] + nd[p]
     nu = base[P]
     total = pt.size
-    seen = np.full(total, -1, np.int64)
+    seen = np.empty_like(pt)
+    seen[:] = -1
     part = np.empty(nu, np.int64)
     for p in range(P):
         for u in range(nd[p]):
@@ -326,16 +327,18 @@ def _codes_from_spans(buf, starts, ends):
     cursors = bounds[:-1] + np.cumsum(hist, axis=0) - hist
     pk0 = np.empty(total, np.uint64)
     pk1 = np.empty(total, np.uint64)
-    pt = np.empty(total, np.int64)
+    # row numbers in 32 bits when they fit: less memory to fill and read
+    index = np.int32 if total < 2**31 else np.int64
+    pt = np.empty(total, index)
     pool_map(
         lambda k: _scatter(*chunks[k][:3], edges[k], cursors[k], pk0, pk1, pt),
         range(workers),
         workers,
     )
     chunks = None  # the keys now live in the partitions
-    local = np.empty(total, np.int64)
-    dfirst = np.empty(total, np.int64)
-    dcount = np.empty(total, np.int64)
+    local = np.empty(total, index)
+    dfirst = np.empty(total, index)
+    dcount = np.empty(total, index)
     nd = np.zeros(pmask + 1, np.int64)
     groups = _split(bounds, workers)
     pool_map(
