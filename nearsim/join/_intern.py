@@ -85,35 +85,32 @@ def _slot_hash(a, b):
 
 
 @njit(cache=True, nogil=True)
-def _span_keys(buf, starts, ends, pmask):
-    """Keys (see :func:`_key`) of the shingles buf[starts[t] : ends[t]], each one's
-    partition (the hash's top bits ``& pmask``) and the partitions' sizes."""
+def _span_parts(buf, starts, ends, pmask):
+    """The partition of each shingle buf[starts[t] : ends[t]] (its key's hash, top bits
+    ``& pmask``; keys: see :func:`_key`), the partitions' sizes and whether any key is a
+    hash. The keys themselves are not kept: :func:`_scatter` makes them again, which
+    costs less than writing and reading them back."""
     total = starts.size
-    k0 = np.empty(total, np.uint64)
-    k1 = np.empty(total, np.uint64)
     pid = np.empty(total, np.uint16)
     hist = np.zeros(pmask + 1, np.int64)
     hashed = False
     for t in range(total):
         a, b, h = _key(buf, starts[t], ends[t])
-        k0[t] = a
-        k1[t] = b
         p = np.int64((_slot_hash(a, b) >> np.uint64(48)) & np.uint64(pmask))
         pid[t] = p
         hist[p] += 1
         hashed |= h
-    return k0, k1, pid, hist, hashed
+    return pid, hist, hashed
 
 
 @njit(cache=True, nogil=True)
-def _scatter(k0, k1, pid, lo, cursor, pk0, pk1, pt):
-    """One contiguous chunk (shingles lo, lo + 1, ...) into its partitions' rows, in
-    order: ``cursor[p]`` is the chunk's first row in partition p."""
-    for i in range(k0.size):
+def _scatter(buf, starts, ends, pid, lo, cursor, pk0, pk1, pt):
+    """The keys of one contiguous chunk (shingles lo, lo + 1, ...) into their partitions'
+    rows, in order: ``cursor[p]`` is the chunk's first row in partition p."""
+    for i in range(pid.size):
         p = pid[i]
         r = cursor[p]
-        pk0[r] = k0[i]
-        pk1[r] = k1[i]
+        pk0[r], pk1[r], _ = _key(buf, starts[i], ends[i])
         pt[r] = lo + i
         cursor[p] = r + 1
 
@@ -313,15 +310,12 @@ def _codes_from_spans(buf, starts, ends):
     workers = threads() if total >= _PARALLEL_MIN_SHINGLES else 1
     pmask = (1 << _part_bits(total)) - 1
     edges = np.linspace(0, total, workers + 1).astype(np.int64)
+    part = [slice(edges[k], edges[k + 1]) for k in range(workers)]
     chunks = pool_map(
-        lambda k: _span_keys(
-            buf, starts[edges[k] : edges[k + 1]], ends[edges[k] : edges[k + 1]], pmask
-        ),
-        range(workers),
-        workers,
+        lambda k: _span_parts(buf, starts[part[k]], ends[part[k]], pmask), range(workers), workers
     )
-    hashed = any(c[4] for c in chunks)
-    hist = np.stack([c[3] for c in chunks])
+    hashed = any(c[2] for c in chunks)
+    hist = np.stack([c[1] for c in chunks])
     bounds = np.zeros(pmask + 2, np.int64)
     np.cumsum(hist.sum(axis=0), out=bounds[1:])
     cursors = bounds[:-1] + np.cumsum(hist, axis=0) - hist
@@ -331,11 +325,13 @@ def _codes_from_spans(buf, starts, ends):
     index = np.int32 if total < 2**31 else np.int64
     pt = np.empty(total, index)
     pool_map(
-        lambda k: _scatter(*chunks[k][:3], edges[k], cursors[k], pk0, pk1, pt),
+        lambda k: _scatter(
+            buf, starts[part[k]], ends[part[k]], chunks[k][0], edges[k], cursors[k], pk0, pk1, pt
+        ),
         range(workers),
         workers,
     )
-    chunks = None  # the keys now live in the partitions
+    chunks = None
     local = np.empty(total, index)
     dfirst = np.empty(total, index)
     dcount = np.empty(total, index)
