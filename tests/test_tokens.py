@@ -65,6 +65,30 @@ def test_interning_is_exact_from_lists_and_spans(sets):
         assert tf.vocab == ts.vocab
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([f"s{k}" for k in range(40)] + ["x" * 20, "é" * 9]),
+                      max_size=30), min_size=1, max_size=25),
+    st.integers(1, 3),
+)
+def test_partitioned_interning_gives_the_one_table_tokens(sets, workers):
+    """Large inputs are interned in many small hash partitions on a few threads: the
+    tokens are exactly those of one partition (same thread count), and exact."""
+    flat = flatten(sets)
+
+    def tokens(part_rows):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_intern, "_PARALLEL_MIN_SHINGLES", 1)
+            mp.setattr(_intern, "threads", lambda: workers)
+            mp.setattr(_intern, "_PART_ROWS", part_rows)
+            return TokenSets.from_shingles(flat)
+
+    many, one = tokens(2), tokens(10**9)
+    check_tokens(many, sets)
+    np.testing.assert_array_equal(many.tokens, one.tokens)
+    np.testing.assert_array_equal(many.offsets, one.offsets)
+
+
 def test_hash_collision_fallback_gives_the_same_tokens():
     """If the compiled keys ever disagreed with the bytes, Python hashing takes over."""
     sets = [["a long shingle number one", "x"], ["a long shingle number two", "x"], ["x"]]

@@ -3,7 +3,10 @@
 Shingles are interned exactly (equal ids iff equal strings): the lists are joined in C,
 encoded once, and keyed in compiled code by their bytes (up to 15 bytes) or by a 120-bit
 hash checked byte by byte (longer ones), with a fall back to Python's own hashing if two
-different strings ever share a key. ``FlatShingles`` spans skip the joining. The ids are
+different strings ever share a key. The keys are copied into about 16,384-shingle hash
+partitions, each interned with a table small enough for the cache (partitions spread over
+a few threads), and numbered as one table per thread would number them (the same ids
+as before partitioning). ``FlatShingles`` spans skip the joining. The ids are
 then renumbered by global frequency (rarest = 0) and each document's ids sorted and made
 distinct: the form the exact join reads (:class:`nearsim.join.tokens.TokenSets`).
 
@@ -19,7 +22,6 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from nearsim.utils.arrays import grow
 from nearsim.utils.threads import pool_map, threads
 
 _NO_ID = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -70,84 +72,137 @@ def _key(buf, a, m):
     )
 
 
+# Above this many shingles per partition a table no longer fits a core's cache.
+_PART_ROWS = 16_384
+_MAX_PART_BITS = 12
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slot_hash(a, b):
+    """64-bit hash of the key (a, b): its top bits pick the partition, its low bits the
+    table row."""
+    return _mix64(a ^ (b * np.uint64(0x9E3779B97F4A7C15)))
+
+
 @njit(cache=True, nogil=True)
-def _span_keys(buf, starts, ends):
-    """Keys (see :func:`_key`) of the shingles buf[starts[t] : ends[t]]."""
+def _span_parts(buf, starts, ends, pmask):
+    """The partition of each shingle buf[starts[t] : ends[t]] (its key's hash, top bits
+    ``& pmask``; keys: see :func:`_key`), the partitions' sizes and whether any key is a
+    hash. The keys themselves are not kept: :func:`_scatter` makes them again, which
+    costs less than writing and reading them back."""
     total = starts.size
-    k0 = np.empty(total, np.uint64)
-    k1 = np.empty(total, np.uint64)
+    pid = np.empty(total, np.uint16)
+    hist = np.zeros(pmask + 1, np.int64)
     hashed = False
     for t in range(total):
-        k0[t], k1[t], h = _key(buf, starts[t], ends[t])
+        a, b, h = _key(buf, starts[t], ends[t])
+        p = np.int64((_slot_hash(a, b) >> np.uint64(48)) & np.uint64(pmask))
+        pid[t] = p
+        hist[p] += 1
         hashed |= h
-    return k0, k1, hashed
+    return pid, hist, hashed
 
 
 @njit(cache=True, nogil=True)
-def _table_insert(table, mask, a, b, ident):
-    """Put key (a, b) with id ``ident`` in the first free row of its probe sequence."""
-    s = _mix64(a ^ (b * np.uint64(0x9E3779B97F4A7C15))) & mask
-    while table[4 * s + 2] != _NO_ID:
-        s = (s + np.uint64(1)) & mask
-    table[4 * s] = a
-    table[4 * s + 1] = b
-    table[4 * s + 2] = ident
+def _scatter(buf, starts, ends, pid, lo, cursor, pk0, pk1, pt):
+    """The keys of one contiguous chunk (shingles lo, lo + 1, ...) into their partitions'
+    rows, in order: ``cursor[p]`` is the chunk's first row in partition p."""
+    for i in range(pid.size):
+        p = pid[i]
+        r = cursor[p]
+        pk0[r], pk1[r], _ = _key(buf, starts[i], ends[i])
+        pt[r] = lo + i
+        cursor[p] = r + 1
 
 
 @njit(cache=True, nogil=True)
-def _factorize_part(k0, k1, part, nparts, codes):
-    """Ids for the distinct keys whose hash falls in ``part`` of ``nparts``.
+def _factorize_part(pk0, pk1, bounds, p_lo, p_hi, local, dfirst, dcount, nd):
+    """Distinct keys of partitions p_lo..p_hi - 1 (rows bounds[p]:bounds[p + 1]).
 
-    Writes codes[t] = local_id * nparts + part for those keys (so the parts, run on
-    different threads, never collide) and returns, per local id, the first t and the
-    count. Open addressing with linear probing; a row is (key0, key1, id, unused).
+    Per partition, in first-occurrence order: local[r] = the local id of row r's key,
+    dfirst[bounds[p] + id] = the id's first row, dcount[...] = its rows, nd[p] = the
+    number of ids. Open addressing with linear probing on a table of ids small enough
+    for the cache (a partition holds about ``_PART_ROWS`` rows).
     """
-    n = k0.size
-    cap = 1024
-    while cap < 2 * min(n // nparts + 1, 1 << 17):
-        cap *= 2
-    mask = np.uint64(cap - 1)
-    table = np.full(4 * cap, _NO_ID, np.uint64)
-    first = np.empty(1024, np.int64)
-    counts = np.empty(1024, np.int64)
-    nu = 0
-    want = np.uint64(part)
-    parts = np.uint64(nparts)
-    for t in range(n):
-        a = k0[t]
-        b = k1[t]
-        h = _mix64(a ^ (b * np.uint64(0x9E3779B97F4A7C15)))
-        if (h >> np.uint64(40)) % parts != want:
-            continue
-        s = h & mask
-        while True:
-            sid = table[4 * s + 2]
-            if sid == _NO_ID:
-                table[4 * s] = a
-                table[4 * s + 1] = b
-                table[4 * s + 2] = np.uint64(nu)
-                if nu == first.size:
-                    first = grow(first)
-                    counts = grow(counts)
-                first[nu] = t
-                counts[nu] = 1
-                codes[t] = nu * nparts + part
-                nu += 1
-                break
-            if table[4 * s] == a and table[4 * s + 1] == b:
-                codes[t] = np.int64(sid) * nparts + part
-                counts[sid] += 1
-                break
-            s = (s + np.uint64(1)) & mask
-        if 2 * nu > cap:
+    for p in range(p_lo, p_hi):
+        lo = bounds[p]
+        m = bounds[p + 1] - lo
+        cap = 16
+        while cap < 2 * m:
             cap *= 2
-            mask = np.uint64(cap - 1)
-            bigger = np.full(4 * cap, _NO_ID, np.uint64)
-            for r in range(table.size // 4):
-                if table[4 * r + 2] != _NO_ID:
-                    _table_insert(bigger, mask, table[4 * r], table[4 * r + 1], table[4 * r + 2])
-            table = bigger
-    return first[:nu].copy(), counts[:nu].copy()
+        mask = np.uint64(cap - 1)
+        table = np.full(cap, -1, np.int64)
+        nu = 0
+        for r in range(lo, lo + m):
+            a = pk0[r]
+            b = pk1[r]
+            s = _slot_hash(a, b) & mask
+            while True:
+                g = table[s]
+                if g < 0:
+                    table[s] = nu
+                    dfirst[lo + nu] = r
+                    dcount[lo + nu] = 1
+                    local[r] = nu
+                    nu += 1
+                    break
+                q = dfirst[lo + g]
+                if pk0[q] == a and pk1[q] == b:
+                    local[r] = g
+                    dcount[lo + g] += 1
+                    break
+                s = (s + np.uint64(1)) & mask
+        nd[p] = nu
+
+
+@njit(cache=True, nogil=True)
+def _numbering(bounds, nd, dfirst, dcount, pk0, pk1, pt, nparts):
+    """Each distinct key's code, as one table per thread numbered them: keys fall in
+    ``nparts`` parts by hash bits 40+ (``% nparts``), each part numbers its keys by first
+    occurrence (0, 1, ...) and code = number * nparts + part. Returns the partitions'
+    first global ids ``base``, the codes ``cmap`` (by global id) and, per code, its first
+    shingle and count (-1 and 0 in the gaps)."""
+    nparts_u = np.uint64(nparts)
+    P = nd.size
+    base = np.zeros(P + 1, np.int64)
+    for p in range(P):
+        base[p + 1] = base[p] + nd[p]
+    nu = base[P]
+    total = pt.size
+    seen = np.empty_like(pt)
+    seen[:] = -1
+    part = np.empty(nu, np.int64)
+    for p in range(P):
+        for u in range(nd[p]):
+            r = dfirst[bounds[p] + u]
+            part[base[p] + u] = np.int64((_slot_hash(pk0[r], pk1[r]) >> np.uint64(40)) % nparts_u)
+            seen[pt[r]] = base[p] + u
+    cmap = np.empty(nu, np.int64)
+    nxt = np.zeros(nparts, np.int64)
+    for t in range(total):
+        g = seen[t]
+        if g >= 0:
+            q = part[g]
+            cmap[g] = nxt[q] * nparts + q
+            nxt[q] += 1
+    width = nxt.max()
+    first = np.full(width * nparts, -1, np.int64)
+    counts = np.zeros(width * nparts, np.int64)
+    for p in range(P):
+        for u in range(nd[p]):
+            c = cmap[base[p] + u]
+            first[c] = pt[dfirst[bounds[p] + u]]
+            counts[c] = dcount[bounds[p] + u]
+    return base, cmap, first, counts
+
+
+@njit(cache=True, nogil=True)
+def _codes_back(pt, local, bounds, base, cmap, p_lo, p_hi, codes):
+    """codes[t] = the code of shingle t, for the rows of partitions p_lo..p_hi - 1."""
+    for p in range(p_lo, p_hi):
+        b = base[p]
+        for r in range(bounds[p], bounds[p + 1]):
+            codes[pt[r]] = cmap[b + local[r]]
 
 
 @njit(cache=True, nogil=True)
@@ -226,37 +281,77 @@ def _exact_codes(objects: np.ndarray):
     return codes, np.bincount(codes, minlength=len(uniques))
 
 
-def _keys(buf, starts, ends):
-    """:func:`_span_keys` over contiguous parts of the shingles on a few threads."""
-    total = starts.size
-    workers = threads() if total >= _PARALLEL_MIN_SHINGLES else 1
-    edges = np.linspace(0, total, workers + 1).astype(np.int64)
-    parts = pool_map(
-        lambda k: _span_keys(buf, starts[edges[k] : edges[k + 1]], ends[edges[k] : edges[k + 1]]),
-        range(workers),
-        workers,
-    )
-    if len(parts) == 1:
-        return parts[0]
-    k0 = np.concatenate([p[0] for p in parts])
-    k1 = np.concatenate([p[1] for p in parts])
-    return k0, k1, any(p[2] for p in parts)
+def _part_bits(total: int) -> int:
+    """log2 of the number of partitions: about ``_PART_ROWS`` shingles in each."""
+    bits = 0
+    while bits < _MAX_PART_BITS and (total >> bits) > _PART_ROWS:
+        bits += 1
+    return bits
+
+
+def _split(bounds: np.ndarray, workers: int) -> np.ndarray:
+    """Partition edges giving each worker about the same number of rows."""
+    goals = np.linspace(0, bounds[-1], workers + 1)
+    edges = np.searchsorted(bounds, goals).astype(np.int64)
+    edges[0], edges[-1] = 0, bounds.size - 1
+    return np.maximum.accumulate(edges)
 
 
 def _codes_from_spans(buf, starts, ends):
-    """Ids for the shingles buf[starts[t]:ends[t]] (parts of the key space on different
-    threads) and each id's count; None if two different hashed shingles share a key."""
-    k0, k1, hashed = _keys(buf, starts, ends)
-    total = k0.size
+    """Ids for the shingles buf[starts[t]:ends[t]] and each id's count; None if two
+    different hashed shingles share a key.
+
+    The keys are split by hash into partitions of about ``_PART_ROWS`` shingles (copied
+    in order, so each partition's table stays in the cache) and each partition is
+    interned on its own, partitions spread over a few threads; the codes are then
+    numbered as one table per thread numbers them (see :func:`_numbering`).
+    """
+    total = starts.size
+    workers = threads() if total >= _PARALLEL_MIN_SHINGLES else 1
+    pmask = (1 << _part_bits(total)) - 1
+    edges = np.linspace(0, total, workers + 1).astype(np.int64)
+    part = [slice(edges[k], edges[k + 1]) for k in range(workers)]
+    chunks = pool_map(
+        lambda k: _span_parts(buf, starts[part[k]], ends[part[k]], pmask), range(workers), workers
+    )
+    hashed = any(c[2] for c in chunks)
+    hist = np.stack([c[1] for c in chunks])
+    bounds = np.zeros(pmask + 2, np.int64)
+    np.cumsum(hist.sum(axis=0), out=bounds[1:])
+    cursors = bounds[:-1] + np.cumsum(hist, axis=0) - hist
+    pk0 = np.empty(total, np.uint64)
+    pk1 = np.empty(total, np.uint64)
+    # row numbers in 32 bits when they fit: less memory to fill and read
+    index = np.int32 if total < 2**31 else np.int64
+    pt = np.empty(total, index)
+    pool_map(
+        lambda k: _scatter(
+            buf, starts[part[k]], ends[part[k]], chunks[k][0], edges[k], cursors[k], pk0, pk1, pt
+        ),
+        range(workers),
+        workers,
+    )
+    chunks = None
+    local = np.empty(total, index)
+    dfirst = np.empty(total, index)
+    dcount = np.empty(total, index)
+    nd = np.zeros(pmask + 1, np.int64)
+    groups = _split(bounds, workers)
+    pool_map(
+        lambda k: _factorize_part(
+            pk0, pk1, bounds, groups[k], groups[k + 1], local, dfirst, dcount, nd
+        ),
+        range(workers),
+        workers,
+    )
+    base, cmap, first, counts = _numbering(bounds, nd, dfirst, dcount, pk0, pk1, pt, workers)
+    pk0 = pk1 = dfirst = dcount = None
     codes = np.empty(total, np.int64)
-    nparts = threads() if total >= _PARALLEL_MIN_SHINGLES else 1
-    parts = pool_map(lambda k: _factorize_part(k0, k1, k, nparts, codes), range(nparts), nparts)
-    width = max(f.size for f, _ in parts)
-    first = np.full(width * nparts, -1, np.int64)
-    counts = np.zeros(width * nparts, np.int64)
-    for k, (f, c) in enumerate(parts):
-        first[k : k + nparts * f.size : nparts] = f
-        counts[k : k + nparts * c.size : nparts] = c
+    pool_map(
+        lambda k: _codes_back(pt, local, bounds, base, cmap, groups[k], groups[k + 1], codes),
+        range(workers),
+        workers,
+    )
     if hashed and not _verify_codes(buf, starts, ends, codes, first):
         return None
     return codes, counts
