@@ -258,3 +258,15 @@ def test_the_readme_module_map_names_every_module():
         if path.stem != "__init__" and not named:
             missing.append(path.relative_to(ROOT).as_posix())
     assert missing == []
+
+
+def test_no_module_is_much_longer_than_600_lines():
+    """One module per idea, about 600 lines at most: a module past 650 holds two ideas and
+    is due for a split (the limit leaves room for a docstring grown by a paragraph)."""
+    lengths = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for folder in (ROOT / "nearsim", ROOT / "pages")
+        for path in folder.rglob("*.py")
+    }
+    assert len(lengths) > 100
+    assert {name: n for name, n in lengths.items() if n > 650} == {}
