@@ -464,12 +464,12 @@ def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path, sig, sta
     the interrupted run leaves no summary.json; a table that is there was renamed whole.
 
     The signal is sent when the run's progress line, "nearsim: documents read and signed",
-    first appears on stderr: before the first of ten batches of 10,000 documents is
-    signed, so at least the signing of 100,000 documents (about a second on a fast
-    machine), banding and writing are still to come. The exit status shows the signal
-    found the run going (a run that had finished gives 0): 130 and the CLI's message for
-    Ctrl-C; -9 for SIGKILL, where no handler runs at all."""
-    texts = ns.example_corpus(20_000, seed=1)["text"].tolist() * 5
+    first appears on stderr: before the first batch is signed, so the signing of 500,000
+    documents (about 5 s; 100,000 took one second and a loaded CI machine's test process
+    once woke after the run had finished), banding and writing are still to come. The
+    exit status shows the signal found the run going (a run that had finished gives 0):
+    130 and the CLI's message for Ctrl-C; -9 for SIGKILL, where no handler runs at all."""
+    texts = ns.example_corpus(20_000, seed=1)["text"].tolist() * 25
     path = write_jsonl(tmp_path / "big.jsonl", texts)
     out = tmp_path / "out"
     out.mkdir()
