@@ -464,12 +464,14 @@ def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path, sig, sta
     the interrupted run leaves no summary.json; a table that is there was renamed whole.
 
     The signal is sent when the run's progress line, "nearsim: documents read and signed",
-    first appears on stderr: before the first batch is signed, so the signing of 500,000
-    documents (about 5 s; 100,000 took one second and a loaded CI machine's test process
-    once woke after the run had finished), banding and writing are still to come. The
-    exit status shows the signal found the run going (a run that had finished gives 0):
-    130 and the CLI's message for Ctrl-C; -9 for SIGKILL, where no handler runs at all."""
-    texts = ns.example_corpus(20_000, seed=1)["text"].tolist() * 25
+    first appears on stderr: before the first batch is signed, so the signing of 100,000
+    documents, banding and writing are still to come. The exit status shows the signal
+    found the run going (a run that had finished gives 0): 130 and the CLI's message for
+    Ctrl-C; -9 for SIGKILL, where no handler runs at all. The child starts with SIGINT at
+    its default, as from a terminal: a test suite started as a background job inherits
+    SIGINT ignored, and Python then keeps it ignored (a shell's background jobs are meant
+    to survive Ctrl-C), so the run would finish and exit 0."""
+    texts = ns.example_corpus(20_000, seed=1)["text"].tolist() * 5
     path = write_jsonl(tmp_path / "big.jsonl", texts)
     out = tmp_path / "out"
     out.mkdir()
@@ -479,6 +481,7 @@ def test_an_interrupted_run_leaves_no_complete_looking_output(tmp_path, sig, sta
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         seen = read_until(proc.stderr, b"nearsim: documents read and signed", timeout=120)
