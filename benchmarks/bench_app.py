@@ -8,6 +8,7 @@ Run from the repository root::
     python -m benchmarks.bench_app --docs 3000 --no-write --no-browser   # a smoke test
     python -m benchmarks.bench_app --screenshots docs/screenshots       # one PNG per page
     python -m benchmarks.bench_app --parts real       # 12,000 installed documents, page by page
+    python -m benchmarks.bench_app --parts real-browser   # the same walk in chromium
     python -m benchmarks.bench_app --parts real --real-docs 3000 --no-write  # a quick look
 
 Goals (issue 9, item 9): the first page of a fresh process under 4 s; a threshold step
@@ -739,10 +740,11 @@ def main() -> None:
     ap.add_argument("--screenshots", type=Path, metavar="DIR", help="only write screenshots")
     ap.add_argument(
         "--parts",
-        choices=["example", "real"],
+        choices=["example", "real", "real-browser"],
         default="example",
         help="example: the Example's 20,000 news items (default); real: installed documents "
-        "(benchmarks/_app_real.py), its own section of RESULTS.md",
+        "in AppTest (benchmarks/_app_real.py); real-browser: the same in chromium "
+        "(benchmarks/_app_browser_real.py); each its own section of RESULTS.md",
     )
     ap.add_argument("--real-docs", type=int, default=12_000, help="documents for --parts real")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -768,6 +770,13 @@ def main() -> None:
         byte_compile("nearsim", "pages")
         body = _app_real.report(_app_real.run(args.real_docs), machine())
         print(body) if args.no_write else write_section("app_real", body)
+        return
+    if args.parts == "real-browser":
+        from benchmarks import _app_browser_real
+
+        byte_compile("nearsim", "pages")
+        body = _app_browser_real.report(_app_browser_real.run(args.real_docs), machine())
+        print(body) if args.no_write else write_section("app_real_browser", body)
         return
     started = time.perf_counter()
     data: dict = {"n_docs": args.docs, "warm_up": _warm_up(), "apptest": [], "load": {}}

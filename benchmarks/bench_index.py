@@ -12,7 +12,7 @@ about 35% edited copies of earlier items) and nearsim's default settings (charac
 
 * **nearsim.Index** (``benchmarks/_index_goals.py``, the part ``--quick`` runs alone): build
   of ``--n`` documents (signing, then the index written); then ``--batches`` adds of 340
-  documents (seed 000's scan: ~340 posts a minute), each timed as a whole (``Index.add``:
+  documents (a job board's scan: ~340 posts a minute), each timed as a whole (``Index.add``:
   signing, matching against everything stored, the segment and the manifest written and
   fsync-ed) with its fsync time and the documents its merge rewrote; a query of one
   document in a warm process and in fresh ones (the library as a DataFrame and as lists,
@@ -398,7 +398,7 @@ def report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found,
         "## The persistent index (`benchmarks/bench_index.py`)\n",
         f"{machine()}; run {started}; the machine was shared with other engineers' work "
         f"(two cores; load average beside each figure). {compiled} {n:,} short news items "
-        f"stored, then {args.batches} adds of {BATCH} (seed 000's scan); default settings "
+        f"stored, then {args.batches} adds of {BATCH} (a job board's scan each minute); default settings "
         f"(character 5-grams, k = {s.num_perm}, t = {s.threshold:g}, {s.bands} bands × "
         f"{s.rows} rows). Generating the {n + args.batches * BATCH:,} documents took "
         f"{gen_s:.0f} s and signing them {sign_s:.0f} s (load {sign_load}), for every tool "

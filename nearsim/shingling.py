@@ -9,7 +9,6 @@ create new runs of white space.
 from __future__ import annotations
 
 import functools
-import sys
 import unicodedata
 from collections.abc import Iterable
 
@@ -20,12 +19,20 @@ KINDS = ("char", "word")
 MAX_K = 1000
 
 
+PUNCTUATION_PLANES = 0x20000
+"""Code points below this are searched for punctuation: the Basic and Supplementary
+Multilingual Planes. The planes above hold ideographs, tags, private use and nothing of a
+"P" category (the last punctuation is U+1E95F); a test checks this against the whole range
+for the Unicode version in use. Searching 1.1 million code points took 0.8 s of a first
+page; 131,072 take a tenth of that."""
+
+
 @functools.cache
 def _punctuation_table() -> dict[int, None]:
     """``str.translate`` table deleting every code point whose category starts with "P"."""
     return {
         cp: None
-        for cp in range(sys.maxunicode + 1)
+        for cp in range(PUNCTUATION_PLANES)
         if unicodedata.category(chr(cp)).startswith("P")
     }
 

@@ -101,3 +101,21 @@ def test_properties(text, k, kind):
     firsts = [norm.find(s) for s in sh] if kind == "char" else None
     if firsts is not None:
         assert firsts == sorted(firsts)
+
+
+def test_punctuation_table_covers_every_punctuation_code_point():
+    """The table searches the first two planes only; no code point above them may be
+    punctuation in this Python's Unicode database (else it would be kept)."""
+    import sys
+    import unicodedata
+
+    from nearsim.shingling import PUNCTUATION_PLANES, _punctuation_table
+
+    table = _punctuation_table()
+    above = [cp for cp in range(PUNCTUATION_PLANES, sys.maxunicode + 1)
+             if unicodedata.category(chr(cp)).startswith("P")]  # fmt: skip
+    assert above == []
+    assert len(table) == sum(
+        unicodedata.category(chr(cp)).startswith("P") for cp in range(sys.maxunicode + 1)
+    )
+    assert 0x1E95F in table and ord("!") in table and ord("a") not in table

@@ -188,6 +188,13 @@ def warm_up() -> None:
             runner.get(stage)
         MinHasher(16).text_signatures(texts, kind=kind, k=k, one_byte=True)
         SimHasher(SIMHASH_SEED).text_fingerprints(texts, kind=kind, k=k)
+    # The peers' presets (Export scores each on the loaded documents) sign with their own
+    # hash families and shingle settings: without these, a first Export visit after
+    # installing compiled for about 13 CPU seconds.
+    from nearsim.explore.presets import PRESETS
+
+    for preset in PRESETS.values():
+        Runner(texts, preset.apply(Settings(threshold=0.5))).get("evaluation")
     _warm_up_exact()
     # Paths a dozen texts never take: SimHash fingerprints in parallel (from 200,000
     # shingles), replay tables (from 64 fingerprints), the distance histogram in parallel
