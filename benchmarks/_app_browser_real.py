@@ -31,12 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _server_cpu(proc) -> float:
-    """CPU seconds of the server and every process it started, so far."""
+def _server_cpu(root) -> float:
+    """CPU seconds of the server (a ``psutil.Process``) and its children, so far."""
     import psutil
 
     total = 0.0
-    root = psutil.Process(proc.pid)
     for p in [root, *root.children(recursive=True)]:
         try:
             t = p.cpu_times()
@@ -46,7 +45,7 @@ def _server_cpu(proc) -> float:
     return total
 
 
-def _walk(page, proc, out: dict) -> None:
+def _walk(page, server, out: dict) -> None:
     """Every page, the slow tabs and the single changes, timed into ``out``."""
     from e2e_server import PAGES, click_nav
 
@@ -54,11 +53,11 @@ def _walk(page, proc, out: dict) -> None:
     from benchmarks.bench_app import _MARK_JS, _browser_action, _settle
 
     def timed(label: str, act, key: str) -> None:
-        load0, cpu0 = os.getloadavg()[0], _server_cpu(proc)
+        load0, cpu0 = os.getloadavg()[0], _server_cpu(server)
         page.evaluate(_MARK_JS)
         act()
         seconds, _ = _settle(page, label)
-        row = {"label": label, "seconds": seconds, "cpu": _server_cpu(proc) - cpu0,
+        row = {"label": label, "seconds": seconds, "cpu": _server_cpu(server) - cpu0,
                "load": (load0, os.getloadavg()[0])}  # fmt: skip
         out[key].append(row)
         print(f"chromium {label}: {seconds:.2f} s, server {row['cpu']:.1f} CPU s",
@@ -82,7 +81,7 @@ def _walk(page, proc, out: dict) -> None:
 def run(n: int) -> dict:
     """Write the corpus, start the app on it, walk it in chromium; the timings."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from e2e_server import CHROMIUM, free_port, launch_chromium
+    from e2e_server import CHROMIUM, launch_chromium, nearsim_app
     from playwright.sync_api import sync_playwright
 
     from benchmarks import bench_app
@@ -96,15 +95,10 @@ def run(n: int) -> dict:
         out["corpus"] = write_corpus(n, corpus)
         code = "from nearsim.explore import warm_up; warm_up()"
         subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
-        port = free_port()
-        cmd = [sys.executable, "-m", "nearsim", "app", str(corpus), "--id-field", "id",
-               "--port", str(port), "--headless"]  # fmt: skip
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
-        try:
-            _wait_health(proc, port)
+        with nearsim_app(str(corpus), "--id-field", "id", timeout=300) as port:
             out["server_start"] = time.perf_counter() - started
+            server = _listener(port)
             with sync_playwright() as pw:
                 browser = launch_chromium(pw)
                 try:
@@ -113,42 +107,33 @@ def run(n: int) -> dict:
                     page = ctx.new_page()
                     page.on("pageerror", lambda exc: bench_app._PAGE_ERRORS.append(str(exc)))
                     page.add_init_script(bench_app._COLD_INIT)
-                    load0, cpu0 = os.getloadavg()[0], _server_cpu(proc)
+                    load0, cpu0 = os.getloadavg()[0], _server_cpu(server)
                     page.goto(f"http://127.0.0.1:{port}/")
                     seconds, _ = bench_app._settle(page, "opening Documents")
                     out["pages"].append({"label": "Documents", "seconds": seconds,
-                                         "cpu": _server_cpu(proc) - cpu0,
+                                         "cpu": _server_cpu(server) - cpu0,
                                          "load": (load0, os.getloadavg()[0])})  # fmt: skip
                     print(f"chromium Documents: {seconds:.2f} s", file=sys.stderr, flush=True)
-                    _walk(page, proc, out)
+                    _walk(page, server, out)
                     ctx.close()
                 finally:
                     browser.close()
-        finally:
-            os.killpg(proc.pid, 15)
-            proc.wait(timeout=30)
     return out
 
 
-def _wait_health(proc, port: int, timeout: float = 300) -> None:
-    import urllib.request
+def _listener(port: int):
+    """The process listening on ``port`` on 127.0.0.1 (the app's server)."""
+    import psutil
 
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"nearsim app exited with status {proc.returncode}") from None
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nearsim app did not answer in {timeout} s") from None
-            time.sleep(0.3)
+    for c in psutil.net_connections(kind="tcp"):
+        if c.status == psutil.CONN_LISTEN and c.laddr.port == port and c.pid is not None:
+            return psutil.Process(c.pid)
+    raise RuntimeError(f"no process listens on port {port}")
 
 
 def report(data: dict, machine: str) -> str:
     """The RESULTS.md section of a run of :func:`run`."""
-    from benchmarks._app_real import GOAL_ALL, GOAL_CHANGE, GOAL_PAGE, _met
+    from benchmarks._app_real import GOAL_ALL, GOAL_PAGE, _met, change_rows
 
     c = data["corpus"]
     sources = ", ".join(f"{v:,} {k}" for k, v in sorted(c["sources"].items()))
@@ -183,14 +168,7 @@ def report(data: dict, machine: str) -> str:
         "| single change | wall s (each) | server CPU s (each) | under 1.5 s |",
         "|---|---|---|---|",
     ]
-    groups: dict[str, list[dict]] = {}
-    for r in data["changes"]:
-        groups.setdefault(r["label"], []).append(r)
-    for label, rs in groups.items():
-        walls = " / ".join(f"{r['seconds']:.2f}" for r in rs)
-        cpus = " / ".join(f"{r['cpu']:.2f}" for r in rs)
-        lines.append(f"| {label} | {walls} | {cpus} | "
-                     f"{_met(max(r['seconds'] for r in rs) < GOAL_CHANGE)} |")  # fmt: skip
+    lines += change_rows(data["changes"])
     again = ", ".join(f"{r['label'].split(' ')[0]} {r['seconds']:.2f} s" for r in data["again"])
     lines += ["", f"Pages visited before (cached): {again}."]
     return "\n".join(lines) + "\n"

@@ -398,11 +398,11 @@ def report(args, s, started, compiled, gen_s, sign_s, sign_load, results, found,
         "## The persistent index (`benchmarks/bench_index.py`)\n",
         f"{machine()}; run {started}; the machine was shared with other engineers' work "
         f"(two cores; load average beside each figure). {compiled} {n:,} short news items "
-        f"stored, then {args.batches} adds of {BATCH} (a job board's scan each minute); default settings "
-        f"(character 5-grams, k = {s.num_perm}, t = {s.threshold:g}, {s.bands} bands × "
-        f"{s.rows} rows). Generating the {n + args.batches * BATCH:,} documents took "
-        f"{gen_s:.0f} s and signing them {sign_s:.0f} s (load {sign_load}), for every tool "
-        "but rensa (its own hashing).\n",
+        f"stored, then {args.batches} adds of {BATCH} (a job board's scan each minute); "
+        f"default settings (character 5-grams, k = {s.num_perm}, t = {s.threshold:g}, "
+        f"{s.bands} bands × {s.rows} rows). Generating the {n + args.batches * BATCH:,} "
+        f"documents took {gen_s:.0f} s and signing them {sign_s:.0f} s (load {sign_load}), "
+        "for every tool but rensa (its own hashing).\n",
     ]
     rows = []
     for name, r in results.items():
