@@ -133,14 +133,10 @@ def _listener(port: int):
 
 def report(data: dict, machine: str) -> str:
     """The RESULTS.md section of a run of :func:`run`."""
-    from benchmarks._app_real import GOAL_ALL, GOAL_PAGE, _met, change_rows
+    from benchmarks._app_real import GOAL_ALL, GOAL_PAGE, _met, change_rows, walk_summary
 
     c = data["corpus"]
-    sources = ", ".join(f"{v:,} {k}" for k, v in sorted(c["sources"].items()))
-    pages = [r for r in data["pages"] if not r["label"].startswith("MinHash: ")]
-    tabs = [r for r in data["pages"] if r["label"].startswith("MinHash: ")]
-    total = sum(r["seconds"] for r in pages)
-    total_cpu = sum(r["cpu"] for r in pages)
+    sources, pages, tabs, total, total_cpu = walk_summary(data)
     lines = [
         f"## Explorer on {c['n']:,} installed documents, in chromium "
         "(`benchmarks/bench_app.py --parts real-browser`)",

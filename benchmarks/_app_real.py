@@ -125,14 +125,20 @@ def _met(ok: bool) -> str:
     return "yes" if ok else "**no**"
 
 
+def walk_summary(data: dict) -> tuple[str, list[dict], list[dict], float, float]:
+    """The corpus's sources in words, the page rows, the tab rows, and the pages' total
+    wall and CPU seconds."""
+    sources = ", ".join(f"{v:,} {k}" for k, v in sorted(data["corpus"]["sources"].items()))
+    pages = [r for r in data["pages"] if not r["label"].startswith("MinHash: ")]
+    tabs = [r for r in data["pages"] if r["label"].startswith("MinHash: ")]
+    return (sources, pages, tabs, sum(r["seconds"] for r in pages),
+            sum(r["cpu"] for r in pages))  # fmt: skip
+
+
 def report(data: dict, machine: str) -> str:
     """The RESULTS.md section of a run of :func:`run`."""
     c = data["corpus"]
-    sources = ", ".join(f"{v:,} {k}" for k, v in sorted(c["sources"].items()))
-    pages = [r for r in data["pages"] if not r["label"].startswith("MinHash: ")]
-    tabs = [r for r in data["pages"] if r["label"].startswith("MinHash: ")]
-    total = sum(r["seconds"] for r in pages)
-    total_cpu = sum(r["cpu"] for r in pages)
+    sources, pages, tabs, total, total_cpu = walk_summary(data)
     lines = [
         f"## Explorer on {c['n']:,} installed documents (`benchmarks/bench_app.py --parts real`)",
         "",
