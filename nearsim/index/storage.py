@@ -172,6 +172,7 @@ class Manifest:
                 "format": FORMAT,
                 "version": VERSION,
                 "settings": self.settings,
+                "signatures": signature_version(self.settings),
                 "bucket_limit": self.bucket_limit,
                 "keep_texts": self.keep_texts,
                 "generation": self.generation,
@@ -184,6 +185,38 @@ class Manifest:
     def with_segments(self, segments) -> Manifest:
         return Manifest(
             self.settings, self.bucket_limit, self.keep_texts, self.generation + 1, tuple(segments)
+        )
+
+
+SIGNATURE_VERSIONS = {"minhash": 1, "superminhash": 2}
+"""Which signatures each sketch makes for the same settings. Raise a sketch's number
+whenever :mod:`nearsim.minhash` or :mod:`nearsim.superminhash` change what they make
+(classic MinHash never has: its family is the explorer's teaching); an index records the
+number it was built with and refuses another, so new documents are never compared with
+signatures made another way. SuperMinHash's became 2 when it started hashing a shingle's
+own bytes. ``tests/test_index_signatures.py`` pins each version's signatures."""
+
+
+def signature_version(settings: dict) -> int:
+    """The version of the signatures an index with these settings holds
+    (:data:`SIGNATURE_VERSIONS`)."""
+    return SIGNATURE_VERSIONS.get(settings.get("sketch", "minhash"), 0)
+
+
+def _check_signatures(folder: Path, data: dict) -> None:
+    """Refuse an index whose signatures this nearsim would make differently. Indexes
+    written before the number was recorded hold version 1 of their sketch."""
+    settings = data.get("settings")
+    if not isinstance(settings, dict):
+        return  # reported as a damaged manifest
+    sketch = settings.get("sketch", "minhash")
+    stored, current = data.get("signatures", 1), signature_version(settings)
+    if stored != current:
+        raise IndexFolderError(
+            f"{str(folder)!r} holds {sketch} signatures of version {stored!r}, made by "
+            f"another nearsim; this one makes version {current}, and comparing the two "
+            "would miss matches; accepted: an index built by this nearsim (build it again "
+            "from the corpus with `nearsim index build`)"
         )
 
 
@@ -220,6 +253,7 @@ def read_manifest(folder: Path) -> Manifest:
             f"{str(folder)!r} is a nearsim index of format version {data.get('version')!r}; "
             f"accepted: version {VERSION} (this nearsim's)"
         )
+    _check_signatures(folder, data)
     try:
         segments = tuple(SegmentEntry(**s) for s in data["segments"])
         return Manifest(
