@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_FLOOR",
     "MIN_BAND_ROWS",
     "N_BANDS",
+    "listed_pairs",
     "similarity_band",
     "similarity_sample",
 ]
@@ -258,3 +259,59 @@ def similarity_sample(
         sampled_pairs=drawn,
     )
     return df
+
+
+def listed_pairs(sample: pd.DataFrame, threshold: float) -> pd.DataFrame | None:
+    """The pairs with Jaccard ≥ ``threshold`` read from a similarity sample, when it lists
+    every one of them; else None.
+
+    A sample of mode "all" lists every pair that shares a shingle, and one of mode
+    "sampled" every pair with J ≥ its floor (by the exact join's threshold rule); so at
+    a threshold from its floor up, the rows not drawn with ``jaccard >= threshold`` are
+    exactly :func:`nearsim.exact_pairs` of the same sets and mask at that threshold, and
+    the explorer need not join again.
+
+    Parameters
+    ----------
+    sample : pandas.DataFrame
+        A frame returned by :func:`similarity_sample` (its ``attrs`` are read).
+    threshold : float
+        In (0, 1].
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns ``i`` (int64), ``j`` (int64), ``jaccard`` (float64), sorted by (i, j),
+        default RangeIndex, no attrs: equal to ``exact_pairs(sets, threshold, valid=valid)``;
+        None when ``threshold`` is below the sample's floor.
+
+    Raises
+    ------
+    ValueError
+        If ``threshold`` is not in (0, 1] or ``sample`` has no ``mode`` attribute.
+
+    Examples
+    --------
+    >>> sample = similarity_sample([list("abcd"), list("abcde"), list("cdxy")])
+    >>> listed_pairs(sample, 0.8)
+       i  j  jaccard
+    0  0  1      0.8
+    """
+    threshold = check_threshold(threshold, "threshold")
+    mode = sample.attrs.get("mode")
+    if mode not in ("all", "sampled"):
+        raise ValueError(
+            f"sample has mode {mode!r}; accepted: a frame from similarity_sample "
+            "(attrs['mode'] 'all' or 'sampled')"
+        )
+    if mode == "sampled" and threshold < sample.attrs["floor"]:
+        return None
+    jac = sample["jaccard"].to_numpy()
+    keep = ~sample["sampled"].to_numpy() & (jac >= threshold)
+    return pd.DataFrame(
+        {
+            "i": sample["i"].to_numpy()[keep],
+            "j": sample["j"].to_numpy()[keep],
+            "jaccard": jac[keep],
+        }
+    )
