@@ -33,6 +33,7 @@ from nearsim.explore.threshold_pairs import (
     label_draw_stage,
     label_pool_stage,
     low_pairs_stage,
+    removal_low_stage,
     removal_stage,
 )
 from nearsim.join.exact import join_funnel, pair_jaccard
@@ -157,8 +158,10 @@ register(
               "Replaying with the broken hash"),
         Stage("low_pairs", low_pairs_stage, ("tokens", "valid", "sample"), (),
               "Exact pairs with J ≥ 0.5", True),
-        Stage("removal", removal_stage, ("low_pairs", "valid"), (),
+        Stage("removal", removal_stage, ("sample", "valid"), (),
               "Clusters at every threshold", True),
+        Stage("removal_low", removal_low_stage, ("low_pairs", "valid"), (),
+              "Clusters at every threshold from 0.5", True),
         Stage("label_pool", label_pool_stage, ("tokens", "valid", "sample"),
               ("threshold",),
               "Exact pairs near t to label", True),
