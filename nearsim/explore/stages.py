@@ -192,6 +192,10 @@ def warm_up() -> None:
         MinHasher(16).text_signatures(texts, kind=kind, k=k, one_byte=True)
         SimHasher(SIMHASH_SEED).text_fingerprints(texts, kind=kind, k=k)
     _warm_up_exact()
+    from nearsim.hashing import text_shingles
+    from nearsim.join.overlap import overlaps_with
+
+    overlaps_with(text_shingles(texts), text_shingles(texts[:1]))  # the Query page's paste
     # Paths a dozen texts never take: SimHash fingerprints in parallel (from 200,000
     # shingles), replay tables (from 64 fingerprints), the distance histogram in parallel
     # (from 4 million pairs); and the recall tuner's kernel, which is not a stage. Without
