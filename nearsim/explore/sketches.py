@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from nearsim.banding import candidate_pairs
-from nearsim.hashing import FlatShingles
+from nearsim.hashing import take_documents
 from nearsim.minhash import MinHasher, estimate_pairs
 from nearsim.scoring import evaluate
 from nearsim.superminhash import variance_factor
@@ -95,12 +95,7 @@ def _subset(flat, valid: np.ndarray, budget: int, seed: int):
     order = np.random.default_rng(seed).permutation(np.flatnonzero(valid))
     fits = int(np.searchsorted(np.cumsum(counts[order]), budget, side="right"))
     docs = np.sort(order[: max(fits, 2)]).astype(np.int64)
-    size = counts[docs]
-    offsets = np.zeros(docs.shape[0] + 1, np.int64)
-    np.cumsum(size, out=offsets[1:])
-    # position of each kept shingle in the full arrays: its document's first + its rank
-    take = np.repeat(flat.doc_offsets[docs] - offsets[:-1], size) + np.arange(offsets[-1])
-    return docs, FlatShingles(flat.buf, flat.starts[take], flat.ends[take], offsets)
+    return docs, take_documents(flat, docs)
 
 
 def _inside(pairs: pd.DataFrame, docs: np.ndarray, n: int) -> pd.DataFrame:
