@@ -27,7 +27,8 @@ from nearsim.settings import Settings
 
 LOW_JOIN = float(REMOVAL_GRID[0])
 """The ``low_pairs`` stage lists every pair with J ≥ this (0.5, the similarity sample's
-floor): the removal curve's lowest threshold, and the label window's pairs when t ≥ 0.7."""
+default floor): ``removal_low``'s lowest threshold (``removal`` starts at the sample's
+floor, this or higher)."""
 LABEL_SIDE = 4
 """Bands of 0.05 drawn from on each side of t's band: labels come from t ± 0.2."""
 LABEL_JOIN_FLOOR = 0.3
