@@ -548,6 +548,42 @@ def text_shingles(
     return FlatShingles(ft.buf, starts, ends, offsets)
 
 
+def take_documents(flat: FlatShingles, docs: np.ndarray) -> FlatShingles:
+    """Some documents' shingles, over the same buffer (no byte is copied).
+
+    Parameters
+    ----------
+    flat : FlatShingles
+    docs : ndarray of int, shape (m,)
+        Documents of ``flat`` (0 to n − 1), in the order wanted.
+
+    Returns
+    -------
+    FlatShingles
+        m documents: document k holds the spans of ``docs[k]``, in their order.
+
+    Examples
+    --------
+    >>> flat = text_shingles(["abcd", "xyz", "abcde"], k=3)
+    >>> sub = take_documents(flat, np.array([2, 0]))
+    >>> [decode(sub, d) for d in range(2)]
+    [['abc', 'bcd', 'cde'], ['abc', 'bcd']]
+    """
+    docs = np.asarray(docs, dtype=np.int64)
+    offsets = np.asarray(flat.doc_offsets, dtype=np.int64)
+    if docs.ndim != 1 or (docs.size and (docs.min() < 0 or docs.max() >= flat.n_docs)):
+        raise ValueError(
+            f"docs of shape {docs.shape} is not accepted; accepted: a 1-d array of "
+            f"documents from 0 to {flat.n_docs - 1}"
+        )
+    lo, size = offsets[docs], offsets[docs + 1] - offsets[docs]
+    base = np.zeros(docs.shape[0] + 1, np.int64)
+    np.cumsum(size, out=base[1:])
+    # each kept shingle's position in the full arrays: its document's first + its rank
+    take = np.repeat(lo - base[:-1], size) + np.arange(int(base[-1]))
+    return FlatShingles(flat.buf, flat.starts[take], flat.ends[take], base)
+
+
 def decode(flat: FlatShingles, doc: int) -> list[str]:
     """The shingles of one document as Python strings."""
     lo, hi = flat.doc_offsets[doc], flat.doc_offsets[doc + 1]

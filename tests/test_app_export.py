@@ -323,3 +323,31 @@ def test_corpus_source_starts_the_command_from_the_open_corpus(tmp_path):
     assert at.text_input(key="export_text_field").value == "body"
     assert main_code(at)[0] == "nearsim dedup news.jsonl --out dedup_out --text-field body"
     assert any("On 300 documents" in c.value for c in at.caption)
+
+
+def test_on_a_subset_the_row_in_force_is_its_evaluation_on_that_subset(monkeypatch):
+    """Long documents: presets are scored on a seeded subset, and the row of the settings
+    in force (its shingles taken from the pages' own) is the pipeline's evaluation of
+    those settings on that subset of documents alone."""
+    import streamlit as st
+
+    from nearsim.explore import presets
+
+    real = presets.scoring_subset
+    monkeypatch.setattr(presets, "scoring_subset", lambda lengths: real(lengths, 20_000))
+    st.cache_data.clear()
+    try:
+        at = export_page()
+        no_errors(at)
+        table = comparison(at).set_index("settings")
+        texts = ns.example_corpus(300, seed=0)["text"].tolist()
+        rows = real([len(x) for x in texts], 20_000)
+        assert 2 < rows.size < 300
+        ev = Runner([texts[i] for i in rows], Settings(n_docs=300)).get("evaluation")
+        row = table.loc["in force"]
+        assert (row["candidates"], row["true pairs"], row["kept"]) == (
+            ev.candidates, ev.true_pairs, ev.accepted,
+        )  # fmt: skip
+        assert any(f"On a seeded random {rows.size:,} of the 300" in c.value for c in at.caption)
+    finally:
+        st.cache_data.clear()

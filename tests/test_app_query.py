@@ -79,6 +79,7 @@ def test_a_pasted_copy_of_a_loaded_document_matches_it_with_estimate_one(argv):
     at.selectbox(key="query_doc").set_value(7).run()
     text = at.text_area(key="query_shown_7").value
     label = at.selectbox(key="query_doc").format_func(7)
+    picked = at.main.dataframe[0].value.set_index("document")["exact Jaccard"]
     at.radio(key="query_how").set_value("Paste a text").run()
     assert at.info  # nothing pasted yet: a hint, no table
     at.text_area(key="query_text").input(text).run()
@@ -87,6 +88,10 @@ def test_a_pasted_copy_of_a_loaded_document_matches_it_with_estimate_one(argv):
     row = found[found["document"] == label]
     assert len(row) == 1
     assert float(row["estimate"].iloc[0]) == 1.0 and float(row["exact Jaccard"].iloc[0]) == 1.0
+    # the pasted copy's exact Jaccard with every other match is the loaded document's own
+    pasted = found.set_index("document")["exact Jaccard"].drop(label)
+    assert len(pasted) > 0 and pasted.index.isin(picked.index).all()
+    assert (pasted.to_numpy() == picked[pasted.index].to_numpy()).all()
 
 
 @pytest.mark.parametrize("keep_texts", [True, False])

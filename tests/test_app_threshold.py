@@ -338,7 +338,32 @@ def test_removal_rate_chart_and_a_target():
 def test_removal_below_the_curves_start_is_explained():
     at = opened({"n_docs": "300", "threshold": "0.4"}, tab="Removal rate")
     no_errors(at)
-    assert any("below 0.5, where the curve starts" in c.value for c in at.caption)
+    assert any("t = 0.4 is outside it (the curve starts at 0.50" in c.value for c in at.caption)
+
+
+def test_a_curve_starting_above_one_half_offers_to_extend_it(monkeypatch):
+    """When the similarity sample's floor rose over dense bands, the curve starts there
+    (read from the pairs already listed) and a button extends it down to 0.5."""
+    import streamlit as st
+
+    from nearsim import pipeline
+    from nearsim.join import sample as sample_module
+
+    monkeypatch.setattr(sample_module, "MIN_BAND_ROWS", 0)  # the floor rises to the top
+    monkeypatch.setattr(pipeline, "SAMPLE_MAX_LISTED", 0)
+    st.cache_resource.clear()
+    try:
+        at = opened({"n_docs": "3000"}, tab="Removal rate")
+        no_errors(at)
+        start = float(at.dataframe[0].value["t"].iloc[0])
+        assert start > 0.5
+        assert any("so the curve starts at" in i.value for i in at.info)
+        at.button(key="removal_extend").click().run()
+        no_errors(at)
+        assert float(at.dataframe[0].value["t"].iloc[0]) == 0.5
+        assert not any("so the curve starts at" in i.value for i in at.info)
+    finally:
+        st.cache_resource.clear()
 
 
 # -- every source --------------------------------------------------------------------------

@@ -600,3 +600,26 @@ def test_a_ragged_mask_is_not_accepted():
     ):
         with pytest.raises(TypeError, match=r"valid=\[\[1, 2\], \[3\]\] is not accepted; accepted"):
             call([[1, 2], [3]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sets=st.lists(
+        st.sets(st.sampled_from(["a", "bb", "ab", "é", "ba", "ccc", "b", ""]), max_size=6),
+        max_size=8,
+    ),
+    query=st.lists(st.sampled_from(["a", "bb", "ab", "é", "ba", "zz", "b"]), max_size=8),
+    buckets=st.sampled_from([1, 2, 2**32]),
+)
+def test_overlaps_with_one_query_equal_python_sets(sets, query, buckets):
+    """One pasted document against every document, from bytes: Python's set overlap,
+    also when every hash collides (one bucket) and the query repeats shingles."""
+    docs = [sorted(s) for s in sets]
+    want = [len(set(query) & set(s)) for s in docs]
+    real = _pair_overlap.span_hashes
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_pair_overlap, "span_hashes", lambda flat: real(flat) % np.uint32(buckets)
+                   if buckets < 2**32 else real(flat))  # fmt: skip
+        got, size = _pair_overlap.overlaps_with(flatten(docs), flatten([query]))
+    assert got.tolist() == want
+    assert size == len(set(query))

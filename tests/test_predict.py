@@ -299,3 +299,21 @@ def test_prediction_table_names_its_argument(predictions):
     """Was: "'NoneType' object is not iterable" from inside."""
     with pytest.raises(ArgumentTypeError, match=r"predictions=.* is not accepted; accepted: an"):
         ns.prediction_table(predictions)
+
+
+def test_the_kept_all_pairs_law_follows_the_values_not_the_array():
+    """The law over all pairs is kept between calls (a threshold step reads it three
+    times); an array changed in place between two calls must not be answered from the
+    law kept for its old values: every prediction equals one computed afresh."""
+    from nearsim import prediction as P
+
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0, 1, 2000)
+    w = rng.uniform(1, 50, 2000)
+    first = P.predict(s, w, 0.8, 9, 13, 128)
+    w *= 2.0  # in place: same array object, new values
+    kept = P.predict(s, w, 0.7, 9, 13, 128)
+    P._ALL_PAIRS_LAWS.clear()
+    fresh = P.predict(s, w, 0.7, 9, 13, 128)
+    assert repr(kept) == repr(fresh)
+    assert kept.candidates != first.candidates

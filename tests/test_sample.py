@@ -16,6 +16,7 @@ from nearsim.join.sample import (
     BAND_WIDTH,
     MIN_BAND_ROWS,
     N_BANDS,
+    listed_pairs,
     similarity_band,
     similarity_sample,
 )
@@ -296,3 +297,33 @@ def test_max_listed_keeps_the_floor_where_pairs_are_few_or_bands_thin():
     assert thin.attrs["floor"] == 0.5
     with pytest.raises(ValueError, match="max_listed=-1 is not accepted"):
         similarity_sample(sets, max_listed=-1, **kw)
+
+
+@pytest.mark.parametrize("limit", [10, 10_000])
+def test_listed_pairs_equal_the_exact_join_from_the_floor_up(limit):
+    """In both modes, the sample's listed pairs at a threshold from its floor up are the
+    exact join's rows at that threshold, frame for frame (the explorer reads them instead
+    of joining again); below a raised floor there is no answer."""
+    sets = templated(160, 140)
+    valid = np.ones(len(sets), bool)
+    valid[::7] = False
+    sample = similarity_sample(sets, all_pairs_limit=limit, valid=valid, max_listed=1000,
+                               sample_size=10**6)  # fmt: skip
+    floor = sample.attrs["floor"] or 0.05
+    assert limit > len(sets) or floor > 0.5  # the raised floor is exercised
+    grid = [round(t, 2) for t in np.arange(0.05, 1.0001, 0.05)] + [0.73, 0.8000001, 1.0]
+    answered = 0
+    for t in grid:
+        got = listed_pairs(sample, t)
+        if t < floor:
+            assert got is None
+            continue
+        answered += 1
+        want = exact_pairs(sets, t, valid=valid)
+        pd.testing.assert_frame_equal(got, want)
+        assert got.attrs == want.attrs == {}
+    assert answered >= 3
+    with pytest.raises(ValueError, match="threshold=0 is not accepted"):
+        listed_pairs(sample, 0)
+    with pytest.raises(ValueError, match="accepted: a frame from similarity_sample"):
+        listed_pairs(pd.DataFrame({"i": [], "j": []}), 0.5)

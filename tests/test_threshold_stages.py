@@ -129,3 +129,51 @@ def test_removal_share_counts_every_document(corpus):
     valid = run.get("valid")
     assert not valid.all()
     assert np.allclose(curve["removed_share"], curve["removed"] / len(corpus))
+
+
+def test_removal_starts_at_a_raised_floor_without_a_join_and_removal_low_at_one_half(
+    corpus, monkeypatch
+):
+    """With the sample's floor raised above 0.5 the removal curve starts at that floor,
+    read from the pairs the sample lists (no join), equal to the full curve's rows there;
+    removal_low still starts at 0.5."""
+    run = runner(corpus)
+    tokens, valid = run.get("tokens"), run.get("valid")
+    sample = similarity_sample(tokens, valid=valid, all_pairs_limit=0, sample_size=5_000)
+    full = tp.removal_low_stage(run.settings, run.get("low_pairs"), valid)
+    raised = sample[~sample["sampled"] & (sample["jaccard"] >= 0.65)].reset_index(drop=True)
+    raised.attrs = {**sample.attrs, "floor": 0.65}
+    monkeypatch.setattr(tp, "exact_pairs", lambda *a, **k: pytest.fail("a join ran"))
+    got = tp.removal_stage(run.settings, raised, valid)
+    assert got["threshold"].iloc[0] == 0.65 and got["threshold"].iloc[-1] == 0.99
+    want = full[full["threshold"] >= 0.65 - 1e-9].reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want)
+    assert full["threshold"].iloc[0] == 0.5
+    pd.testing.assert_frame_equal(tp.removal_stage(run.settings, sample, valid), full)
+
+
+def test_label_pool_reads_bands_a_raised_floor_left_thick_from_the_sample(corpus, monkeypatch):
+    """When every band between the window's low end and the sample's floor holds enough
+    drawn pairs (as a floor raised over dense bands leaves them), the pool takes those
+    bands from the sample and the rest from the listed pairs: no join runs."""
+    from nearsim.join import sample as sample_module
+
+    run = runner(corpus, threshold=0.8)
+    tokens, valid = run.get("tokens"), run.get("valid")
+    sample = similarity_sample(tokens, valid=valid, all_pairs_limit=0, sample_size=20_000,
+                               floor=0.7)  # fmt: skip
+    low, high = label_window(0.8, tp.LABEL_SIDE)
+    sband = similarity_band(sample["jaccard"])
+    drawn = sample["sampled"].to_numpy(bool)
+    thinnest = min(np.count_nonzero(drawn & (sband == b)) for b in (12, 13))
+    assert thinnest > 0
+    monkeypatch.setattr(sample_module, "MIN_BAND_ROWS", thinnest)
+    monkeypatch.setattr(tp, "exact_pairs", lambda *a, **k: pytest.fail("a join ran"))
+    pool = tp.label_pool_stage(run.settings, tokens, valid, sample)
+    listed = sample[~drawn & (sband >= 14) & (sband < round(high * 20))]
+    below = sample[drawn & (sband >= round(low * 20)) & (sband < 14)]
+    assert pairs_of(pool) == pairs_of(listed) | pairs_of(below)
+    assert pool.attrs["complete_from"] == 0.7 and len(below) > 0
+    monkeypatch.setattr(sample_module, "MIN_BAND_ROWS", thinnest + 1)  # one band too thin
+    with pytest.raises(pytest.fail.Exception, match="a join ran"):
+        tp.label_pool_stage(run.settings, tokens, valid, sample)

@@ -33,6 +33,7 @@ from nearsim.explore.threshold_pairs import (
     label_draw_stage,
     label_pool_stage,
     low_pairs_stage,
+    removal_low_stage,
     removal_stage,
 )
 from nearsim.join.exact import join_funnel, pair_jaccard
@@ -157,8 +158,10 @@ register(
               "Replaying with the broken hash"),
         Stage("low_pairs", low_pairs_stage, ("tokens", "valid", "sample"), (),
               "Exact pairs with J ≥ 0.5", True),
-        Stage("removal", removal_stage, ("low_pairs", "valid"), (),
+        Stage("removal", removal_stage, ("sample", "valid"), (),
               "Clusters at every threshold", True),
+        Stage("removal_low", removal_low_stage, ("low_pairs", "valid"), (),
+              "Clusters at every threshold from 0.5", True),
         Stage("label_pool", label_pool_stage, ("tokens", "valid", "sample"),
               ("threshold",),
               "Exact pairs near t to label", True),
@@ -196,6 +199,10 @@ def warm_up() -> None:
     for preset in PRESETS.values():
         Runner(texts, preset.apply(Settings(threshold=0.5))).get("evaluation")
     _warm_up_exact()
+    from nearsim.hashing import text_shingles
+    from nearsim.join.overlap import overlaps_with
+
+    overlaps_with(text_shingles(texts), text_shingles(texts[:1]))  # the Query page's paste
     # Paths a dozen texts never take: SimHash fingerprints in parallel (from 200,000
     # shingles), replay tables (from 64 fingerprints), the distance histogram in parallel
     # (from 4 million pairs); and the recall tuner's kernel, which is not a stage. Without

@@ -162,3 +162,90 @@ def jaccard(overlaps: np.ndarray, size_a: np.ndarray, size_b: np.ndarray) -> np.
     documents are empty."""
     union = size_a + size_b - overlaps
     return overlaps.astype(np.float64) / np.maximum(union, 1).astype(np.float64)
+
+
+@njit(cache=True, nogil=True)
+def _same(buf_a, sa, ea, buf_b, sb, eb) -> bool:
+    if ea - sa != eb - sb:
+        return False
+    for q in range(ea - sa):
+        if buf_a[sa + q] != buf_b[sb + q]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _query_table(qh, qbuf, qs, qe):
+    """Open-addressing table of the query's distinct shingles (slot -> span, -1 empty) and
+    how many distinct ones there are."""
+    size = 1
+    while size < 2 * qh.shape[0] + 2:
+        size *= 2
+    table = np.full(size, -1, np.int64)
+    distinct = 0
+    for q in range(qh.shape[0]):
+        slot = np.int64(qh[q]) & (size - 1)
+        while table[slot] >= 0:
+            p = table[slot]
+            if qh[p] == qh[q] and _same(qbuf, qs[p], qe[p], qbuf, qs[q], qe[q]):
+                break
+            slot = (slot + 1) & (size - 1)
+        if table[slot] < 0:
+            table[slot] = q
+            distinct += 1
+    return table, distinct
+
+
+@njit(cache=True, parallel=True)
+def _query_counts(hashes, buf, starts, ends, offsets, table, qh, qbuf, qs, qe, out):
+    mask = table.shape[0] - 1
+    for d in prange(offsets.shape[0] - 1):
+        c = 0
+        for s in range(offsets[d], offsets[d + 1]):
+            h = hashes[s]
+            slot = np.int64(h) & mask
+            while table[slot] >= 0:
+                p = table[slot]
+                if qh[p] == h and _same(buf, starts[s], ends[s], qbuf, qs[p], qe[p]):
+                    c += 1
+                    break
+                slot = (slot + 1) & mask
+        out[d] = c
+
+
+def overlaps_with(flat: FlatShingles, query: FlatShingles) -> tuple[np.ndarray, int]:
+    """Exact overlap of one document (``query``, shingled apart) with every document of
+    ``flat``, from the shingles' bytes: no vocabulary, no Python string per shingle.
+
+    Parameters
+    ----------
+    flat : FlatShingles
+        Checked spans, each document's shingles distinct (as the pipeline's ``shingles``
+        stage cuts them), n documents.
+    query : FlatShingles
+        One document's spans (repeats allowed).
+
+    Returns
+    -------
+    overlaps : ndarray of int64, shape (n,)
+        ``|q ∩ x|`` for each document x of ``flat``.
+    size : int
+        Distinct shingles of the query.
+
+    Examples
+    --------
+    >>> from nearsim.hashing import text_shingles
+    >>> flat = text_shingles(["abcdef", "xbcdex", "zzzzzz"], k=3)
+    >>> overlaps_with(flat, text_shingles(["abcdex"], k=3))
+    (array([3, 3, 0]), 4)
+    """
+    if query.n_docs != 1:
+        raise ValueError(f"query with {query.n_docs} documents is not accepted; accepted: one")
+    qh = span_hashes(query)
+    table, size = _query_table(qh, query.buf, query.starts, query.ends)
+    out = np.zeros(flat.n_docs, np.int64)
+    if flat.n_docs and query.starts.shape[0]:
+        _query_counts(span_hashes(flat), flat.buf, flat.starts, flat.ends,
+                      np.asarray(flat.doc_offsets, np.int64), table, qh, query.buf,
+                      query.starts, query.ends, out)  # fmt: skip
+    return out, int(size)

@@ -10,6 +10,7 @@ import shlex
 from datetime import timedelta
 
 import humanize
+import numpy as np
 import pandas as pd
 import streamlit as st
 from nearsim_app.explorer import charts_export, drawing, launch, settings_ui, state
@@ -25,6 +26,7 @@ from nearsim.explore.presets import (
     scoring_subset,
 )
 from nearsim.explore.sizing import measure_throughput, run_plan, sizing
+from nearsim.hashing import take_documents
 from nearsim.prediction import similarity_weights
 from nearsim.run.options import MAX_CANDIDATES
 from nearsim.settings import Settings
@@ -487,6 +489,12 @@ with compare_slot:
             except ValueError as exc:
                 current = {"note": str(exc)}
         else:  # the settings in force on the same subset, for a fair comparison
+            # its shingles taken from the pages' own (cut once for all the documents)
+            rows_used = scoring_subset([len(x) for x in page.docs.texts])
+            flat = take_documents(page.run.get("shingles").flat, rows_used)
+            memo[("shingles", digest, pipeline.stage_key(settings, "shingles"))] = (
+                pipeline.Shingled(flat, np.diff(flat.doc_offsets))
+            )
             current = preset_scores(
                 digest, pipeline.stage_key(settings, "evaluation"), texts, settings, memo
             )

@@ -306,6 +306,13 @@ def sketches_tab() -> None:
         "sidebar; measured here on your documents with both."
     )
     cmp = run.get("sketches")
+    if 0 < cmp.signed < run.n:
+        st.info(
+            f"Your documents are long: the spread and recall below are measured on a "
+            f"random {cmp.signed:,} of the {run.n:,} documents (the pairs inside them), "
+            "so that signing with both sketches and several seeds stays quick. The "
+            "signing times are for all of them."
+        )
     by = {row.sketch: row for row in cmp.timing.itertuples()}
     q = cmp.quality.groupby("sketch", sort=False).mean(numeric_only=True)
     m = st.columns(4)
@@ -356,7 +363,9 @@ def sketches_tab() -> None:
     st.dataframe(table.round(4), width="stretch")
     st.caption(
         f"{settings.bands} bands × {settings.rows} rows at t = {settings.threshold:g}, "
-        f"k = {settings.num_perm}, against the exact pairs; means over hash seeds "
+        f"k = {settings.num_perm}, against the exact pairs"
+        + (f" among the {cmp.signed:,} signed documents" if 0 < cmp.signed < run.n else "")
+        + "; means over hash seeds "
         f"{settings.hash_seed} to {settings.hash_seed + cmp.seeds - 1}. With a smaller "
         "spread, fewer true pairs fall below t after the filter and fewer false ones "
         "pass it; on few true pairs the difference is within chance."

@@ -11,7 +11,9 @@ import streamlit as st
 from nearsim_app.explorer import charts_teach, drawing, launch, pair_view, state
 from nearsim_app.explorer.safe_text import md
 
+from nearsim.hashing import text_shingles
 from nearsim.join.exact import pair_jaccard
+from nearsim.join.overlap import overlaps_with
 from nearsim.run.signing import sign_batch
 from nearsim.shingling import shingles as shingles_of
 
@@ -87,8 +89,9 @@ def against_loaded() -> None:
     usable = others & valid & q_valid
     candidate = usable & (bands > 0)
     match = candidate & (estimate >= t)
-    if me is None:
-        exact = jaccard_to(mine, (set(sh.shingles_of(i)) for i in range(docs.n)))
+    if me is None:  # from the shingles' bytes: no Python string per shingle
+        inter, size = overlaps_with(sh.flat, text_shingles([text], **opts))
+        exact = inter / np.maximum(sh.counts + size - inter, 1)
     else:  # the interned tokens the other pages share: no Python string per shingle
         every = np.stack([np.full(docs.n, me, np.int64), np.arange(docs.n)], axis=1)
         exact = pair_jaccard(run.get("tokens"), every)

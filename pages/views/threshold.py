@@ -378,16 +378,36 @@ def verdict_view() -> None:
 
 
 # -- 3. removal rate -----------------------------------------------------------------------
+REMOVAL_LOW = "_removal_from_half"  # digests whose curve the user asked to start at 0.5
+
+
 def removal_view() -> None:
     curve = run.get("removal")
+    extended = docs.digest in st.session_state.get(REMOVAL_LOW, ())
+    if extended:
+        curve = run.get("removal_low")
     st.markdown(
         "A run keeps one document of each cluster and removes the rest. Here are the share "
         "of documents that goes and the number of clusters at every threshold, from the "
-        "exact similarities (every pair with J ≥ 0.5), so you can also choose t by how much "
-        "you are willing to remove. A MinHash run finds most of these pairs — see Results "
-        "for its recall at your banding."
+        "exact similarities (every pair with J ≥ the curve's lowest t), so you can also "
+        "choose t by how much you are willing to remove. A MinHash run finds most of these "
+        "pairs — see Results for its recall at your banding."
     )
     lo, hi = float(curve["threshold"].min()), float(curve["threshold"].max())
+    if lo > LOW_JOIN + 1e-9:
+        st.info(
+            f"Many pairs of these documents are similar, so the curve starts at "
+            f"t = {lo:.2f}, from the pairs already listed for the other pages. Extending it "
+            f"down to {LOW_JOIN:g} lists every pair with J ≥ {LOW_JOIN:g} (an exact join; "
+            "on many long documents it can take a while)."
+        )
+        st.button(
+            f"Extend the curve down to t = {LOW_JOIN:g}",
+            key="removal_extend",
+            icon=":material/south:",
+            on_click=_extend_removal,
+            args=(docs.digest,),
+        )
     on_grid = lo - 1e-9 <= t <= hi + 1e-9
     m = st.columns(3)
     if on_grid:
@@ -432,8 +452,8 @@ def removal_view() -> None:
         + (
             "; the line is the current t."
             if on_grid
-            else f". The current t = {t:g} is below {LOW_JOIN:g}, where the curve starts (the "
-            "sample lists only a random share of the pairs below it)."
+            else f". The current t = {t:g} is outside it (the curve starts at {lo:.2f}: "
+            "below, the similarity sample lists only a random share of the pairs)."
         )
     )
     with st.expander("Removal rate for every t"):
@@ -454,6 +474,10 @@ def removal_view() -> None:
                 "share removed": st.column_config.NumberColumn(format="percent"),
             },
         )
+
+
+def _extend_removal(digest: str) -> None:
+    st.session_state[REMOVAL_LOW] = (*st.session_state.get(REMOVAL_LOW, ())[-3:], digest)
 
 
 def label_tab() -> None:
