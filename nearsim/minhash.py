@@ -39,11 +39,11 @@ from nearsim.hashing import (
     FlatShingles,
     FlatTexts,
     doc_chunks,
-    doc_hashes,
     flatten,
     flatten_texts,
     murmur3_32,
 )
+from nearsim.shingle_walk import shingle_values
 from nearsim.utils.validation import (
     check_bool,
     check_choice,
@@ -202,7 +202,8 @@ def distinct_hashes(xs, count, table, stamp):
 @njit(cache=True, parallel=True)
 def _signatures_text_runs(buf, doc_offsets, whole, word, k_sh, a, b, mask, bounds, dedupe, out):
     """Signatures from laid-out texts: runs of documents in parallel, each run reusing its
-    scratch; every shingle hashed as it is cut (:func:`doc_hashes`), the distinct base
+    scratch; every shingle hashed as it is cut
+    (:func:`nearsim.shingle_walk.shingle_values`), the distinct base
     hashes kept (when ``dedupe``), then minimised four at a time."""
     k = a.shape[0]
     for t in prange(bounds.shape[0] - 1):
@@ -218,7 +219,8 @@ def _signatures_text_runs(buf, doc_offsets, whole, word, k_sh, a, b, mask, bound
         table = np.zeros(size if dedupe else 1, dtype=np.uint64)
         mins = np.empty(k, dtype=np.uint32)
         for d in range(d0, d1):
-            cnt = doc_hashes(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh, xs)
+            cnt = shingle_values(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
+                                 xs, False)
             if dedupe:
                 cnt = distinct_hashes(xs, cnt, table, d)
             mins[:] = np.uint32(0xFFFFFFFF)
