@@ -143,26 +143,55 @@ def _emit(h, out, d, mask):
 def _fold(xs, count, key, h, p, hist, who):
     """Fold the values ``xs[:count]`` into a reset state (:func:`_reset`).
 
-    Once every position holds a value below 1 (a = 0: on long documents, after a few
-    hundred shingles), a shingle takes one step, j = 0, which touches neither the
-    permutation nor the histogram: its first random number alone picks the position
-    and the value; those shingles go through a loop of their own.
+    Two stretches go through loops of their own, the same results as :func:`_add`'s
+    (``test_fold_stretches_equal_the_reference``):
+
+    * a = 1 (every position below 2; on long documents about half of the shingles
+      before a = 0): a shingle takes two steps, and the permutation needs no array: step
+      0 puts its value at k₀, step 1 at k₁, or at 0 when k₁ = k₀ (Fisher–Yates moved
+      entry 0 there); only the count of positions still in [1, 2) is kept;
+    * a = 0 (every position below 1): a shingle takes one step, j = 0, which touches
+      neither the permutation nor the histogram: its first random number alone picks the
+      position and the value.
     """
     m = h.shape[0]
     a = m - 1
     s = 0
-    while s < count and a > 0:
+    while s < count and a > 1:
         a = _add(xs[s], s, key, h, p, hist, a, who)
         s += 1
     track = who.shape[0] > 0
     um = np.uint64(m)
+    one = np.uint64(1) << np.uint64(32)
+    left = hist[1] if a == 1 else 0  # positions in [1, 2) (and empty ones, for k = 2)
+    while s < count and left > 0:
+        state = (np.uint64(xs[s]) ^ key) + GAMMA
+        z = mix64(state)
+        k0 = np.int64(((z & _LOW32) * um) >> np.uint64(32))
+        v = z >> np.uint64(32)
+        old = h[k0]
+        if v < old:
+            h[k0] = v
+            left -= np.int64(old >= one)
+            if track:
+                who[k0] = s
+        z = mix64(state + GAMMA)
+        k1 = 1 + np.int64(((z & _LOW32) * np.uint64(m - 1)) >> np.uint64(32))
+        pos = 0 if k1 == k0 else k1
+        v = one | (z >> np.uint64(32))
+        if v < h[pos]:
+            h[pos] = v
+            if track:
+                who[pos] = s
+        s += 1
     for t in range(s, count):
         z = mix64((np.uint64(xs[t]) ^ key) + GAMMA)
         pos = np.int64(((z & _LOW32) * um) >> np.uint64(32))
         v = z >> np.uint64(32)
-        if track and v < h[pos]:
-            who[pos] = t
-        h[pos] = min(h[pos], v)
+        if v < h[pos]:
+            h[pos] = v
+            if track:
+                who[pos] = t
 
 
 @njit(cache=True, parallel=True)
