@@ -9,9 +9,11 @@ characters (quotes, dashes, accented letters): for the Basic Multilingual Plane,
 built once from Python's own ``str.lower``, ``str.isspace`` and ``unicodedata.category``
 (:func:`unicode_tables`) says what each code point becomes, so they are normalised here
 too, reading and writing UTF-8. A document is left to Python (``normalize``) when it
-holds a code point the table cannot answer for: beyond U+FFFF, or, when lower-casing,
-one whose lower case depends on its neighbours (Σ: σ or final ς), is two code points
-(İ) or needs more bytes than it had (Ⱥ, Ⱦ) — :func:`normalise` reports those.
+holds a code point the table cannot answer for: from U+20000 on, one of plane 1 that
+``normalize`` changes (:func:`astral_specials`; the plane's others, emoji and
+mathematical letters among them, are copied as they are), or, when lower-casing, one
+whose lower case depends on its neighbours (Σ: σ or final ς), is two code points (İ) or
+needs more bytes than it had (Ⱥ, Ⱦ) — :func:`normalise` reports those.
 
 The layout is that of :func:`nearsim.hashing.flatten_texts`: a document of at least k
 words (word shingles) is stored as its words joined by single spaces, a shorter one as
@@ -75,6 +77,21 @@ def unicode_tables() -> tuple[np.ndarray, np.ndarray]:
     return flags, lower
 
 
+@functools.cache
+def astral_specials() -> np.ndarray:
+    """The code points of plane 1 (U+10000-U+1FFFF: emoji, mathematical letters, historic
+    scripts) that ``normalize`` changes or deletes: those with a lower case of their own,
+    white space or punctuation; sorted, uint32. The kernel copies the plane's other code
+    points as they are and leaves a document with one of these (or a code point from
+    U+20000 on) to Python. Built on first use (about 0.05 s), from the running Python's
+    Unicode data."""
+    out = [
+        c for c in range(0x10000, 0x20000)
+        if (ch := chr(c)).lower() != ch or ch.isspace() or unicodedata.category(ch)[0] == "P"
+    ]  # fmt: skip
+    return np.array(out, dtype=np.uint32)
+
+
 def _utf8_len(c: int) -> int:
     return 1 if c < 0x80 else 2 if c < 0x800 else 3 if c < 0x10000 else 4
 
@@ -131,7 +148,7 @@ def _ascii_block(w, lower, collapse):
 
 
 @njit(cache=True)
-def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop, flags, lowers):
+def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop, flags, lowers, astral):
     """Lower-case, delete punctuation and (``collapse``) join the words by single spaces,
     from UTF-8 ``buf[lo:hi]`` into ``out`` from ``lo``, in one pass; returns the end, or
     −1 when the document must be normalised in Python.
@@ -185,8 +202,18 @@ def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop, flags, low
             m += np.int64(not gone and not (sp and after_space))
             after_space = after_space if gone else sp
             continue
-        if c >= 0xF0:  # beyond U+FFFF: not in the tables
-            return -1
+        if c >= 0xF0:  # beyond U+FFFF: plane 1 but for astral_specials, copied as it is
+            cp = ((np.int64(c) & 0x07) << 18) | ((np.int64(buf[x + 1]) & 0x3F) << 12) \
+                | ((np.int64(buf[x + 2]) & 0x3F) << 6) | (np.int64(buf[x + 3]) & 0x3F)  # fmt: skip
+            i = np.searchsorted(astral, cp)
+            if cp >= 0x20000 or (i < astral.shape[0] and astral[i] == cp):
+                return -1
+            for t in range(4):
+                out[m + t] = buf[x + t]
+            m += 4
+            x += 4
+            after_space = False
+            continue
         if c >= 0xE0:
             cp = ((np.int64(c) & 0x0F) << 12) | ((np.int64(buf[x + 1]) & 0x3F) << 6) \
                 | (np.int64(buf[x + 2]) & 0x3F)  # fmt: skip
@@ -227,12 +254,12 @@ def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop, flags, low
 
 @njit(cache=True, parallel=True)
 def _normalise(buf, offsets, lower, punct, collapse, word, k, spaces, drop, flags,
-               lowers, out, sizes, whole, python):  # fmt: skip
+               lowers, astral, out, sizes, whole, python):  # fmt: skip
     for d in prange(offsets.shape[0] - 1):
         lo = offsets[d]
         hi = offsets[d + 1]
         n = _one_pass(buf, lo, hi, out, lower, punct, collapse or word, spaces, drop, flags,
-                      lowers)  # fmt: skip
+                      lowers, astral)  # fmt: skip
         if n < 0:
             python[d] = True
             sizes[d] = 0
@@ -245,7 +272,7 @@ def _normalise(buf, offsets, lower, punct, collapse, word, k, spaces, drop, flag
             if words < k:
                 if not collapse:  # a short document keeps its own white space
                     n = _one_pass(buf, lo, hi, out, lower, punct, False, spaces, drop, flags,
-                                  lowers)  # fmt: skip
+                                  lowers, astral)  # fmt: skip
                 whole[d] = n > lo
         sizes[d] = n - lo
 
@@ -289,10 +316,13 @@ def normalise(
     python = np.zeros(n, dtype=np.bool_)
     if is_ascii.all():  # the tables are not needed: no first-use cost
         flags, lowers = np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.uint16)
+        astral = np.zeros(0, dtype=np.uint32)
     else:
         flags, lowers = unicode_tables()
-    _normalise(buf, offsets, lowercase, remove_punctuation, collapse_whitespace, word,
-               k, WHITESPACE, PUNCTUATION, flags, lowers, out, sizes, whole, python)  # fmt: skip
+        astral = astral_specials()
+    _normalise(buf, offsets, lowercase, remove_punctuation, collapse_whitespace, word, k,
+               WHITESPACE, PUNCTUATION, flags, lowers, astral, out, sizes, whole,
+               python)  # fmt: skip
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=new_offsets[1:])
     return pack_segments(out, offsets[:-1], new_offsets), new_offsets, python

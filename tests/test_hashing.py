@@ -166,6 +166,20 @@ def test_every_ascii_byte_at_every_place_of_a_block(lower, collapse):
     assert flat.doc_offsets.tolist() == offsets.tolist()
 
 
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("punct", [False, True])
+def test_every_code_point_of_plane_1(lower, punct):
+    """Every code point of U+10000-U+1FFFF (copied, or the document left to Python), and
+    some beyond, between letters and spaces, against nearsim.shingling.normalize."""
+    points = [*range(0x10000, 0x20000), 0x20000, 0x2A6D6, 0xE0041, 0x10FFFD]
+    texts = [f"Ab {chr(c)}Cd{chr(c)} " for c in points]
+    opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": True}
+    flat = flatten_texts(texts, kind="char", k=3, **opts)
+    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()
+
+
 @given(st.lists(st.text(max_size=40), max_size=6), st.booleans(), st.booleans())
 def test_flatten_texts_normalises_any_text_as_normalize_does(texts, lower, punct):
     """Any code point (hypothesis draws the whole of Unicode but lone surrogates)."""
