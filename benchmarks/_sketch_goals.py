@@ -164,5 +164,9 @@ def goals_part(args) -> None:
         f"{len(corpora['long']):,} installed documents, {mb['long']:.1f} MB.",
         markdown_table(rows, list(rows[0])),
         markdown_table([{"goal": g, "measured": v} for g, v in goals], ["goal", "measured"]),
+        "The old code runs in a child process started in its own exported folder, which "
+        "checks where it imported nearsim from (before 2026-12-03 13:10 UTC the child, "
+        "started from the repository, imported today's code, and the check compared it with "
+        "itself).",
     ])  # fmt: skip
     write_section("sketch-goals", body)
