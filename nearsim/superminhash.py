@@ -25,7 +25,8 @@ What is specific to nearsim, fixed here once:
   c in turn (the last one padded with zeros), x = h. SuperMinHash's values only have to
   agree between its own signatures (MinHash's family h_i(x) needs MurmurHash3's x), and
   an ASCII character k-gram (k ≤ 7) is then the low bytes of a word rolled along the
-  text: no hash per shingle before the sketch's own mix64 (:func:`doc_values`). Repeats
+  text: no hash per shingle before the sketch's own mix64
+  (:func:`nearsim.shingle_walk.shingle_values`). Repeats
   of a shingle change nothing (their values are the same), so no distinct step is needed.
 * Shingle x's random numbers come from SplitMix64 started at x ⊕ key, key =
   mix64(seed ⊕ :data:`SEED_TWEAK`) (the generator's output function mixes; its states
@@ -44,24 +45,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from nearsim.hashing import _one_byte_chars, _utf8_step
+from nearsim.shingle_walk import mix64, shingle_values
+from nearsim.shingle_walk import sketch_value as span_value
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 SEED_TWEAK = 0x5355504552D1A5E5
 """Mixed into the seed, so that SuperMinHash's streams differ from other uses of a seed."""
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _INF = np.uint64(0xFFFFFFFFFFFFFFFF)
 _P = np.uint64((1 << 31) - 1)
-
-
-@njit(cache=True, inline="always")
-def mix64(z):
-    """SplitMix64's output function (Stafford's variant 13), a bijection of uint64."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 def sketch_key(seed: int) -> np.uint64:
@@ -148,130 +140,58 @@ def _emit(h, out, d, mask):
 
 
 @njit(cache=True, inline="always")
-def span_value(buf, s, e):
-    """The sketch's 64-bit value x of the shingle ``buf[s:e]`` (see the module text)."""
-    n = e - s
-    if n <= 7:
-        w = np.uint64(0)
-        for i in range(n):
-            w |= np.uint64(buf[s + i]) << np.uint64(8 * i)
-        return w | (np.uint64(n) << np.uint64(56))
-    h = np.uint64(n)
-    t = s
-    while t < e:
-        w = np.uint64(0)
-        for i in range(min(8, e - t)):
-            w |= np.uint64(buf[t + i]) << np.uint64(8 * i)
-        h = mix64(h ^ w)
-        t += 8
-    return h
-
-
-@njit(cache=True)
-def doc_values(buf, lo, hi, word, whole, k, xs):
-    """:func:`span_value` of every shingle of one laid-out document, repeats included, in
-    order, into ``xs`` (uint64, length ≥ the document's bytes + 1); returns the count.
-
-    The same shingles as :func:`nearsim.hashing.doc_shingle_spans`. An ASCII document's
-    character k-grams (k ≤ 7) are the low k bytes of a word that moves one byte a
-    shingle; otherwise a shingle's first byte follows its last one, a character (or a
-    word) at a time, and a character shingle of at most 7 bytes is read from a word that
-    moves with its first byte.
-    """
-    if lo == hi:
-        return 0
-    if whole:
-        xs[0] = span_value(buf, lo, hi)
-        return 1
-    count = 0
-    if not word and _one_byte_chars(buf, lo, hi):
-        if hi - lo <= k:
-            xs[0] = span_value(buf, lo, hi)
-            return 1
-        if k <= 7:
-            low = (np.uint64(1) << np.uint64(8 * k)) - np.uint64(1)
-            tag = np.uint64(k) << np.uint64(56)
-            w = np.uint64(0)
-            for i in range(min(8, hi - lo)):
-                w |= np.uint64(buf[lo + i]) << np.uint64(8 * i)
-            for s in range(lo, hi - k + 1):
-                xs[count] = (w & low) | tag
-                count += 1
-                w >>= np.uint64(8)
-                if s + 8 < hi:
-                    w |= np.uint64(buf[s + 8]) << np.uint64(56)
-            return count
-        for s in range(lo, hi - k + 1):
-            xs[count] = span_value(buf, s, s + k)
-            count += 1
-        return count
-    units = 0
-    first = lo
-    pos = lo
-    if word:
-        while pos < hi:  # words are separated by exactly one space (0x20)
-            units += 1
-            while pos < hi and buf[pos] != 0x20:
-                pos += 1
-            if units > k:  # the shingle's first word moves on by one
-                while buf[first] != 0x20:
-                    first += 1
-                first += 1
-            if units >= k:
-                xs[count] = span_value(buf, first, pos)
-                count += 1
-            pos += 1
-        return count
-    w = np.uint64(0)  # the 8 bytes from `first` (zeros past the end)
-    for i in range(min(8, hi - lo)):
-        w |= np.uint64(buf[lo + i]) << np.uint64(8 * i)
-    while pos < hi:
-        units += 1
-        pos += _utf8_step(buf[pos])
-        if units > k:
-            step = _utf8_step(buf[first])
-            first += step
-            w >>= np.uint64(8 * step)
-            for i in range(8 - step, min(8, hi - first)):
-                w |= np.uint64(buf[first + i]) << np.uint64(8 * i)
-        if units >= k:
-            n = pos - first
-            if n <= 7:
-                low = (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1)
-                xs[count] = (w & low) | (np.uint64(n) << np.uint64(56))
-            else:
-                xs[count] = span_value(buf, first, pos)
-            count += 1
-    if units < k:
-        xs[0] = span_value(buf, lo, hi)
-        count = 1
-    return count
-
-
-@njit(cache=True, inline="always")
 def _fold(xs, count, key, h, p, hist, who):
     """Fold the values ``xs[:count]`` into a reset state (:func:`_reset`).
 
-    Once every position holds a value below 1 (a = 0: on long documents, after a few
-    hundred shingles), a shingle takes one step, j = 0, which touches neither the
-    permutation nor the histogram: its first random number alone picks the position
-    and the value; those shingles go through a loop of their own.
+    Two stretches go through loops of their own, the same results as :func:`_add`'s
+    (``test_fold_stretches_equal_the_reference``):
+
+    * a = 1 (every position below 2; on long documents about half of the shingles
+      before a = 0): a shingle takes two steps, and the permutation needs no array: step
+      0 puts its value at k₀, step 1 at k₁, or at 0 when k₁ = k₀ (Fisher–Yates moved
+      entry 0 there); only the count of positions still in [1, 2) is kept;
+    * a = 0 (every position below 1): a shingle takes one step, j = 0, which touches
+      neither the permutation nor the histogram: its first random number alone picks the
+      position and the value.
     """
     m = h.shape[0]
     a = m - 1
     s = 0
-    while s < count and a > 0:
+    while s < count and a > 1:
         a = _add(xs[s], s, key, h, p, hist, a, who)
         s += 1
     track = who.shape[0] > 0
     um = np.uint64(m)
+    one = np.uint64(1) << np.uint64(32)
+    left = hist[1] if a == 1 else 0  # positions in [1, 2) (and empty ones, for k = 2)
+    while s < count and left > 0:
+        state = (np.uint64(xs[s]) ^ key) + GAMMA
+        z = mix64(state)
+        k0 = np.int64(((z & _LOW32) * um) >> np.uint64(32))
+        v = z >> np.uint64(32)
+        old = h[k0]
+        if v < old:
+            h[k0] = v
+            left -= np.int64(old >= one)
+            if track:
+                who[k0] = s
+        z = mix64(state + GAMMA)
+        k1 = 1 + np.int64(((z & _LOW32) * np.uint64(m - 1)) >> np.uint64(32))
+        pos = 0 if k1 == k0 else k1
+        v = one | (z >> np.uint64(32))
+        if v < h[pos]:
+            h[pos] = v
+            if track:
+                who[pos] = s
+        s += 1
     for t in range(s, count):
         z = mix64((np.uint64(xs[t]) ^ key) + GAMMA)
         pos = np.int64(((z & _LOW32) * um) >> np.uint64(32))
         v = z >> np.uint64(32)
-        if track and v < h[pos]:
-            who[pos] = t
-        h[pos] = min(h[pos], v)
+        if v < h[pos]:
+            h[pos] = v
+            if track:
+                who[pos] = t
 
 
 @njit(cache=True, parallel=True)
@@ -308,7 +228,8 @@ def _sketch_text(buf, doc_offsets, whole, word, k_sh, m, key, mask, bounds, out)
         p = np.empty(m, dtype=np.int64)
         hist = np.empty(m, dtype=np.int64)
         for d in range(d0, d1):
-            cnt = doc_values(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh, xs)
+            cnt = shingle_values(buf, doc_offsets[d], doc_offsets[d + 1], word, whole[d], k_sh,
+                                 xs, True)
             _reset(h, p, hist)
             _fold(xs, cnt, key, h, p, hist, none)
             _emit(h, out, d, mask)

@@ -121,6 +121,65 @@ def test_flatten_texts_normalises_as_normalize_does(texts, shingling, lower, pun
     assert flat.whole.tolist() == whole
 
 
+_ASCII = "".join(map(chr, range(128)))
+
+
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(_ASCII) | st.sampled_from(" \n\tAZaz\x1f"),
+                max_size=60),
+        max_size=6,
+    ),
+    st.sampled_from([("char", 3), ("word", 2)]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_ascii_blocks_normalise_as_normalize_does(texts, shingling, lower, collapse):
+    """Eight ASCII bytes at a time (every code point below 128, white space and capitals
+    drawn often: runs of spaces across a block's edges, control characters that are and
+    are not white space) against nearsim.shingling.normalize."""
+    kind, k = shingling
+    opts = {"lowercase": lower, "remove_punctuation": False, "collapse_whitespace": collapse}
+    flat = flatten_texts(texts, kind=kind, k=k, **opts)
+    buf, offsets, whole = _laid_out(texts, kind, k, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()
+    assert flat.whole.tolist() == whole
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("collapse", [False, True])
+def test_every_ascii_byte_at_every_place_of_a_block(lower, collapse):
+    """Every code point below 128 at each of a block's eight places, between letters and
+    between spaces, against nearsim.shingling.normalize (exhaustive: the random texts
+    above draw a given control character in a given place rarely)."""
+    texts = [
+        before * 8 + pad[:place] + chr(c) + pad[place:]
+        for c in range(128)
+        for place in range(8)
+        for before, pad in (("Ab", "Cdefghijklmnop"), (" ", "  \t X  \n Y  "))
+    ]
+    opts = {"lowercase": lower, "remove_punctuation": False, "collapse_whitespace": collapse}
+    flat = flatten_texts(texts, kind="char", k=3, **opts)
+    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()
+
+
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("punct", [False, True])
+def test_every_code_point_of_plane_1(lower, punct):
+    """Every code point of U+10000-U+1FFFF (copied, or the document left to Python), and
+    some beyond, between letters and spaces, against nearsim.shingling.normalize."""
+    points = [*range(0x10000, 0x20000), 0x20000, 0x2A6D6, 0xE0041, 0x10FFFD]
+    texts = [f"Ab {chr(c)}Cd{chr(c)} " for c in points]
+    opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": True}
+    flat = flatten_texts(texts, kind="char", k=3, **opts)
+    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()
+
+
 @given(st.lists(st.text(max_size=40), max_size=6), st.booleans(), st.booleans())
 def test_flatten_texts_normalises_any_text_as_normalize_does(texts, lower, punct):
     """Any code point (hypothesis draws the whole of Unicode but lone surrogates)."""

@@ -398,3 +398,20 @@ def test_numpy_shingle_options_are_python_values_inside():
     np.testing.assert_array_equal(
         mh.text_signatures(texts, k=np.uint8(5), lowercase=np.True_), mh.text_signatures(texts)
     )
+
+
+@pytest.mark.parametrize("num_perm", [16, 128])
+def test_text_signatures_with_and_without_the_distinct_step(num_perm):
+    """Documents on either side of DEDUPE_MIN_SHINGLES, with many repeats, equal the
+    shingle lists' signatures (which hash each distinct shingle once)."""
+    from nearsim.minhash import DEDUPE_MIN_SHINGLES
+
+    rng = np.random.default_rng(4)
+    words = ["alpha", "beta", "gamma", "delta", "épsilon", "zeta 😀", "eta"]
+    texts = [" ".join(rng.choice(words, size=n)) for n in
+             (1, 10, DEDUPE_MIN_SHINGLES // 6, DEDUPE_MIN_SHINGLES // 5, DEDUPE_MIN_SHINGLES,
+              5 * DEDUPE_MIN_SHINGLES)]  # fmt: skip
+    mh = ns.MinHasher(num_perm, seed=8)
+    for opts in ({}, {"k": 9}, {"kind": "word", "k": 2}):
+        slow = mh.signatures([ns.shingles(t, **opts) for t in texts])
+        assert (mh.text_signatures(texts, **opts) == slow).all()

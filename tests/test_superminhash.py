@@ -13,6 +13,7 @@ from superminhash_reference import algorithm1, alpha, full_permutations, value
 from support import known_pair, one_numba_thread
 
 import nearsim as ns
+from nearsim import superminhash
 from nearsim.superminhash import variance_factor
 
 SMH = "superminhash"
@@ -32,6 +33,32 @@ def test_kernel_equals_algorithm_1_written_from_the_paper(shingles, m, seed):
     """Bit for bit, on any shingles (repeats included), any k and any seed."""
     sig = ns.MinHasher(m, seed, sketch=SMH).signatures([shingles])[0]
     assert sig.tolist() == algorithm1(base_values(shingles), m, seed)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 8, 32, 128])
+@pytest.mark.parametrize("n", [60, 700, 3000])
+def test_fold_stretches_equal_the_reference(m, n):
+    """Enough elements to reach a = 1 and a = 0 (the kernel's own loops for them), with
+    repeats, against Algorithm 1; the winners' own values give the signature back."""
+    rng = np.random.default_rng(m * 10_000 + n)
+    xs = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+    xs[n // 2 :: 7] = xs[: len(xs[n // 2 :: 7])]  # repeats
+    who, sig = superminhash.winners(xs, m, 5)
+    assert sig.tolist() == algorithm1(xs.tolist(), m, 5)
+    again = [superminhash.winners(xs[[i]], m, 5)[1] for i in who.tolist()]
+    assert all(a[pos] == sig[pos] for pos, a in enumerate(again))
+
+
+def test_sets_ending_in_every_stretch_equal_the_reference():
+    """Small k and every set size up to 40, so that sets end while a > 1, a = 1 (where
+    step 1's position matters: k₁ = k₀ one time in k − 1) and a = 0."""
+    rng = np.random.default_rng(7)
+    for m in range(2, 9):
+        for n in range(1, 41):
+            for seed in range(4):
+                xs = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+                sig = superminhash.winners(xs, m, seed)[1]
+                assert sig.tolist() == algorithm1(xs.tolist(), m, seed), (m, n, seed)
 
 
 @settings(max_examples=40, deadline=None)
