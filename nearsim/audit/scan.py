@@ -1,8 +1,9 @@
-"""The audit's one pass: every document of the corpus against the anchors read before it.
+"""The audit's one pass: every document of the recall sample against the sampled ones before it.
 
-An *anchor* is a document of the recall sample (drawn by :mod:`nearsim.audit.measure`). As the
-corpus streams past in batches, each document x is compared with every anchor a that comes
-before it in corpus order, and the pair (a, x) is
+The recall sample S (drawn by :mod:`nearsim.audit.measure`) is a simple random sample of the
+corpus; its documents are the *anchors*. As the corpus streams past in batches, each
+document x of S is compared with every anchor a that comes before it in corpus order, so
+every pair of S is met once, and the pair (a, x) is
 
 * **listed** when its exact Jaccard reaches the *floor* (a band edge below the threshold):
   found by a prefix filter (below), verified by merging the two sorted hash sets;
@@ -12,14 +13,12 @@ before it in corpus order, and the pair (a, x) is
 
 Nothing is kept per pair: each anchor holds counts per 0.05 band of similarity, split by
 whether the run put the two documents in one cluster, and the count of pairs at or above
-the threshold (the recall's ``T_a`` and ``F_a``). A bounded list keeps the most similar
-pairs the run left in different clusters (the worst misses) for the report.
+the threshold with a later document (``reach``) and, when x is an anchor itself, with an
+earlier one (``later``): the recall's per-document counts. A bounded list keeps the most
+similar pairs the run left in different clusters (the worst misses) for the report.
 
 A document can be marked as in a *large* cluster (``bigs``): its pairs with anchors of
 that cluster are then not compared (the audit marks none).
-
-The audit gives :meth:`AnchorScan.probe` only the documents that a first look
-(:mod:`nearsim.audit.prefilter`) flags; the others would add nothing to any count.
 
 The prefix filter (AllPairs / PPJoin, Bayardo et al. 2007): order every document's hashes
 by one global order (:func:`nearsim.audit.tokens.order_key`). If J(a, x) ≥ f, the two share
@@ -185,8 +184,8 @@ def _find(tab_key, h):
 @njit(cache=True)
 def _probe_doc(d, tok, off, row, label, big, classes, bits, alpha, tab_key, tab_head,
                post_cls, post_next, cls_tok, cls_off, cls_first, anc_row, anc_label, anc_cls,
-               anc_next, n_anchors, threshold, floor, q, seed, chunk, listed, reach, drawn,
-               ex_val, ex_pair, ex_worst, marks):  # fmt: skip
+               anc_next, n_anchors, threshold, floor, q, seed, chunk, listed, reach, later,
+               drawn, ex_val, ex_pair, ex_worst, marks):  # fmt: skip
     lo, hi = off[d], off[d + 1]
     size = hi - lo
     if size == 0:
@@ -195,6 +194,7 @@ def _probe_doc(d, tok, off, row, label, big, classes, bits, alpha, tab_key, tab_
     before = np.searchsorted(anc_row[:n_anchors], row)
     if before == 0:
         return
+    me = before if before < n_anchors and anc_row[before] == row else -1  # x is an anchor
     keys = order_keys(classes, tok[lo:hi])
     p = size - alpha[size] + 1
     cutoff = np.partition(keys.copy(), p - 1)[p - 1]
@@ -256,6 +256,8 @@ def _probe_doc(d, tok, off, row, label, big, classes, bits, alpha, tab_key, tab_
                 listed[chunk, m, band, same] += 1
                 if at_t:
                     reach[chunk, m, same] += 1
+                    if me >= 0:
+                        later[chunk, me, same] += 1
                     if same == 0 and similarity > ex_val[chunk, ex_worst[chunk]]:
                         _keep_example(ex_val, ex_pair, ex_worst, chunk, similarity,
                                       anc_row[m], row, inter, union)  # fmt: skip
@@ -299,7 +301,7 @@ def _keep_example(ex_val, ex_pair, ex_worst, chunk, value, a_row, x_row, inter, 
 @njit(cache=True, parallel=True)
 def _probe(tok, off, rows, labels, bigs, classes, bits, alpha, tab_key, tab_head, post_cls,
            post_next, cls_tok, cls_off, cls_first, anc_row, anc_label, anc_cls, anc_next,
-           n_anchors, n_classes, threshold, floor, q, seed, listed, reach, drawn, ex_val,
+           n_anchors, n_classes, threshold, floor, q, seed, listed, reach, later, drawn, ex_val,
            ex_pair, ex_worst):  # fmt: skip
     n = rows.shape[0]
     chunks = listed.shape[0]
@@ -309,23 +311,8 @@ def _probe(tok, off, rows, labels, bigs, classes, bits, alpha, tab_key, tab_head
             _probe_doc(d, tok, off, rows[d], labels[d], bigs[d], classes, bits, alpha,
                        tab_key, tab_head, post_cls, post_next, cls_tok, cls_off, cls_first,
                        anc_row, anc_label, anc_cls, anc_next, n_anchors, threshold, floor, q,
-                       seed, chunk, listed, reach, drawn, ex_val, ex_pair, ex_worst,
+                       seed, chunk, listed, reach, later, drawn, ex_val, ex_pair, ex_worst,
                        marks)  # fmt: skip
-
-
-def _prefix_ranks(keys: np.ndarray, alpha: np.ndarray, expected: int) -> np.ndarray:
-    """For each hash :func:`_index_class` indexes (in its order), how many of the class's
-    hashes come strictly before it in the order: the positional filter's bound in
-    :mod:`nearsim.audit.prefilter` (at most ``|c| − rank`` hashes of c can be shared from
-    there on)."""
-    size = keys.shape[0]
-    if size == 0:
-        return np.empty(0, dtype=np.int32)
-    p = size - int(alpha[size]) + 1
-    cutoff = np.partition(keys, p - 1)[p - 1]
-    ranks = np.searchsorted(np.sort(keys), keys[keys <= cutoff], side="left")
-    assert ranks.shape[0] == expected
-    return ranks.astype(np.int32)
 
 
 class _Grow:
@@ -374,7 +361,10 @@ class AnchorScan:
     listed : ndarray of int64, shape (m, 20, 2)
         Per anchor, listed pairs per 0.05 band, split by [different cluster, same cluster].
     reach : ndarray of int64, shape (m, 2)
-        Per anchor, pairs with J ≥ t, split the same way.
+        Per anchor, pairs with J ≥ t with a later document, split the same way.
+    later : ndarray of int64, shape (m, 2)
+        Per anchor, pairs with J ≥ t with an earlier anchor (when it was probed itself),
+        split the same way.
     drawn : ndarray of int64, shape (m, 20, 2)
         Per anchor, drawn pairs below the floor, by band and split the same way.
     """
@@ -393,16 +383,10 @@ class AnchorScan:
         self._keys_used = 0
         self._post_cls = _Grow(np.int32)
         self._post_next = _Grow(np.int32)
-        self._post_pos = _Grow(np.int32)
-        self._post_row = _Grow(np.int64)  # the row of the posting's class's first anchor
         self._cls_tok = _Grow(np.uint64)
         self._cls_off = _Grow(np.int64)
         self._cls_off.extend([0])
         self._cls_first = _Grow(np.int32)
-        self._bloom = _Grow(np.uint64)
-        self._bloom_off = _Grow(np.int64)
-        self._bloom_off.extend([0])
-        self._bloom_mask = _Grow(np.int64)
         self._cls_last: list[int] = []
         self._cls_of_key: dict[bytes, int] = {}
         self._anc_row = _Grow(np.int64)
@@ -411,6 +395,7 @@ class AnchorScan:
         self._anc_next = _Grow(np.int32, fill=-1)
         self._listed = np.zeros((_CHUNKS, 0, N_BANDS, 2), dtype=np.int64)
         self._reach = np.zeros((_CHUNKS, 0, 2), dtype=np.int64)
+        self._later = np.zeros((_CHUNKS, 0, 2), dtype=np.int64)
         self._drawn = np.zeros((_CHUNKS, 0, N_BANDS, 2), dtype=np.int64)
         self._ex_val = np.full((_CHUNKS, EXAMPLES), -1.0)
         self._ex_pair = np.zeros((_CHUNKS, EXAMPLES, 4), dtype=np.int64)
@@ -437,20 +422,16 @@ class AnchorScan:
                 self._cls_off.extend([self._cls_tok.n])
                 self._cls_first.extend([anchor])
                 self._cls_last.append(anchor)
-                self._add_bloom(hashes)
                 self._ensure_alpha(hashes.shape[0])
                 self._post_cls.reserve(hashes.shape[0])
                 self._post_next.reserve(hashes.shape[0])
                 if 2 * (self._keys_used + hashes.shape[0]) > self._tab_key.shape[0]:
                     self._grow_table(self._keys_used + hashes.shape[0])
                 keys = order_keys(self.pilot.classes, hashes)
-                before = self._post_cls.n
                 used, added = _index_class(self._tab_key, self._tab_head, self._post_cls.data,
                                            self._post_next.data, self._post_cls.n, self._bits,
                                            hashes, keys, self._alpha, cls)  # fmt: skip
                 self._post_cls.n = self._post_next.n = used
-                self._post_pos.extend(_prefix_ranks(keys, self._alpha, used - before))
-                self._post_row.extend(np.full(used - before, rows[d], dtype=np.int64))
                 self._keys_used += added
             else:
                 self._anc_next.data[self._cls_last[cls]] = anchor
@@ -460,17 +441,6 @@ class AnchorScan:
             self._anc_cls.extend([cls])
             self._anc_next.reserve(1)
             self._anc_next.extend([-1])
-
-    def _add_bloom(self, hashes: np.ndarray) -> None:
-        """A class's Bloom filter for :mod:`nearsim.audit.prefilter`: 16 bits or more per
-        hash (at least 1,024), one bit per hash, bits 20 and up of the hash."""
-        bits = max(1024, 1 << int(16 * max(hashes.shape[0], 1) - 1).bit_length())
-        words = np.zeros(bits // 64, dtype=np.uint64)
-        at = ((hashes >> np.uint64(20)) & np.uint64(bits - 1)).astype(np.int64)
-        np.bitwise_or.at(words, at >> 6, np.left_shift(np.uint64(1), (at & 63).astype(np.uint64)))
-        self._bloom.extend(words)
-        self._bloom_off.extend([self._bloom.n])
-        self._bloom_mask.extend([bits - 1])
 
     def _grow_table(self, keys_needed: int) -> None:
         size = self._tab_key.shape[0]
@@ -487,7 +457,7 @@ class AnchorScan:
         if m <= have:
             return
         room = max(m, 2 * have, 64)
-        for name in ("_listed", "_reach", "_drawn"):
+        for name in ("_listed", "_reach", "_later", "_drawn"):
             old = getattr(self, name)
             new = np.zeros((old.shape[0], room, *old.shape[2:]), dtype=old.dtype)
             new[:, :have] = old
@@ -547,8 +517,8 @@ class AnchorScan:
                self._cls_tok.data, self._cls_off.data, self._cls_first.data,
                self._anc_row.data, self._anc_label.data, self._anc_cls.data,
                self._anc_next.data, self._anc_row.n, len(self._cls_last), self.threshold,
-               self.floor, self.q, self.seed, self._listed, self._reach, self._drawn,
-               self._ex_val, self._ex_pair, self._ex_worst)  # fmt: skip
+               self.floor, self.q, self.seed, self._listed, self._reach, self._later,
+               self._drawn, self._ex_val, self._ex_pair, self._ex_worst)  # fmt: skip
 
     def add_batch(self, tok, off, rows, labels, bigs, anchors, copy_keys) -> None:
         """Index a batch's anchors, then compare every document of it with every anchor
@@ -580,6 +550,10 @@ class AnchorScan:
     @property
     def reach(self) -> np.ndarray:
         return self._reach[:, : self._anc_row.n].sum(axis=0)
+
+    @property
+    def later(self) -> np.ndarray:
+        return self._later[:, : self._anc_row.n].sum(axis=0)
 
     @property
     def drawn(self) -> np.ndarray:
