@@ -7,20 +7,20 @@ batches, with the run's shingling. Before it, two simple random samples are draw
 * **precision**: ``sample`` (N) of the removed documents. Each is compared exactly with its
   cluster's kept document (the smallest row: it comes first in the stream, and its hash
   set is held until its sampled members have passed).
-* **recall**: s documents of the corpus (the *recall sample* S, the scan's anchors), s the
+* **recall**: s documents of the corpus (the *recall sample* S), s the
   smallest with s(s − 1) ≥ N(n − 1): every pair of the corpus is then in S with
   probability π₂ = s(s − 1) / (n(n − 1)) ≥ N / n, the chance it had in the earlier design
   (N anchors against every document), so S holds about as many pairs as N anchors met
-  there — √(N·n) documents, 44,722 of 10⁶ for N = 2,000. Every pair of S is compared
-  (:class:`nearsim.audit.scan.AnchorScan`): all pairs with J at or above a floor (the
-  edge of t's 0.05 band: 0.8 for t = 0.8) are found by a prefix filter and verified
-  exactly; pairs below the floor are drawn uniformly (each with probability q, about
-  100,000 in all). Recall is F / T over the pairs of S with J ≥ t (found / true), its
-  interval from the variance of a sum over the pairs of a sample
-  (:func:`nearsim.audit.estimates.pair_ratio_interval`); the drawn pairs place the sample's
-  pairs over the whole similarity range, each standing for 1 / π₂ pairs of the corpus
-  (times 1 / q when drawn). A lower floor lists more of the range but costs far more: the
-  prefix filter's candidates grow quickly as the floor falls.
+  there — √(N·n) documents, 44,722 of 10⁶ for N = 2,000. S's hash sets are kept as the
+  pass goes; after it (:mod:`nearsim.audit.pairs`) every pair of S with J at or above a
+  floor (the edge of t's 0.05 band: 0.8 for t = 0.8) is found by nearsim's exact
+  similarity join, and 100,000 pairs of S drawn uniformly place the rest of the range.
+  Recall is F / T over the pairs of S with J ≥ t (found / true), its interval from the
+  variance of a sum over the pairs of a sample
+  (:func:`nearsim.audit.estimates.pair_ratio_interval`); each pair of S stands for 1 / π₂
+  pairs of the corpus (a drawn one for C(s, 2) / 100,000 pairs of S besides). A lower
+  floor lists more of the range but costs more: the join's candidates grow quickly as
+  the floor falls.
 
 Why pairs inside a sample rather than N anchors against every document: for the same
 chance π₂ per pair, scanning anchors against every document reads, normalises and hashes
@@ -45,27 +45,26 @@ import numpy as np
 from numba import njit
 
 from nearsim.audit.estimates import pair_ratio_interval, proportion_interval
-from nearsim.audit.scan import AnchorScan
+from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.tokens import flat_tokens
-from nearsim.copies import flat_text_keys
 from nearsim.hashing import flatten_texts
 from nearsim.join.sample import BAND_WIDTH, N_BANDS
 
 __all__ = ["DRAWN_PAIRS", "LARGEST", "audit_labels", "recall_sample_size"]
 
-DRAWN_PAIRS = 100_000
-"""About how many pairs below the floor the scan draws."""
 LARGEST = 20
 """Clusters read whole for their least similar member."""
+GROUP_DOCUMENTS = 20_000
+GROUP_CHARACTERS = 1 << 26
+"""Sampled documents are normalised and hashed in groups of this many documents or
+characters (whichever comes first): one call per group costs far less than one per batch."""
 SHOWN_TEXT = 2_000
 """Characters of a document kept for the report's side-by-side."""
-PILOT = 5_000
-"""Documents of the first batch whose shingles fix the scan's frequency order."""
 STAGES = ("read", "normalise", "hash sets", "scan", "precision")
 """The pass's stages, each with the CPU seconds it took (``cpu_seconds``): reading the
-corpus, normalising the texts the samples need, their sorted hash sets (and the pilot's),
-the exact scan of the recall sample, and the precision sample and largest clusters
-against their kept documents."""
+corpus, normalising the texts the samples need, their sorted hash sets, the recall
+sample's pairs (:func:`nearsim.audit.pairs.sample_pairs`, after the pass), and the
+precision sample and largest clusters against their kept documents."""
 
 
 @njit(cache=True)
@@ -153,7 +152,7 @@ def audit_labels(
     seed : int
         Seed of both samples and of the drawn pairs.
     floor : float, optional
-        Where the scan starts listing every pair, a multiple of 0.05 ≤ t (default: the
+        Where listing every pair of the recall sample starts, a multiple of 0.05 ≤ t (default: the
         edge of t's band).
     progress : callable, optional
         Called with the rows read so far.
@@ -188,9 +187,8 @@ def audit_labels(
     if floor is None:  # t's band edge: every pair at J >= t is listed, the rest drawn
         floor = max(math.floor(threshold / BAND_WIDTH + 1e-9) * BAND_WIDTH, BAND_WIDTH)
     m = anchor_rows.shape[0]  # s, the recall sample's size
-    before = m * (m - 1) / 2  # the pairs of the recall sample
-    q = min(1.0, DRAWN_PAIRS / before) if before else 0.0
-    scan = AnchorScan(threshold, floor, q, seed)
+    s_tok: list[np.ndarray] = []  # the recall sample's hash sets, batch by batch
+    s_off: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
 
     kept_tok: dict[int, np.ndarray] = {}
     kept_text: dict[int, str] = {}
@@ -208,8 +206,51 @@ def audit_labels(
         cpu[stage] += now - last[0]
         last[0] = now
 
+    def process(rows_g: np.ndarray, texts_g: list[str]) -> None:
+        """Hash a group of sampled documents (in row order) and compare the precision
+        sample and the largest clusters' members with their kept documents."""
+        nonlocal scanned
+        flat = flatten_texts(texts_g, **shingle_options)
+        lap("normalise")
+        tok, off = flat_tokens(flat)
+        mine = np.flatnonzero(anchors[rows_g])  # the group's part of S
+        if mine.shape[0]:
+            lens = off[mine + 1] - off[mine]
+            ends = np.cumsum(lens)
+            s_tok.append(tok[np.repeat(off[mine] - ends + lens, lens) + np.arange(ends[-1])])
+            s_off.append(ends + s_off[-1][-1])
+        scanned += rows_g.shape[0]
+        lap("hash sets")
+        lab = labels[rows_g]
+        for d in np.flatnonzero(needed[rows_g]).tolist():
+            kept_tok[int(rows_g[d])] = tok[off[d] : off[d + 1]].copy()
+            kept_text[int(rows_g[d])] = texts_g[d][:SHOWN_TEXT]
+        # precision sample and the largest clusters' members, against their kept document
+        local = np.flatnonzero((is_prec[rows_g] | member_of_big[rows_g]) & (lab != rows_g))
+        if local.shape[0]:
+            kept_rows = lab[local]
+            order = {int(k): i for i, k in enumerate(np.unique(kept_rows).tolist())}
+            parts = [kept_tok[k] for k in order]
+            koff = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([p.shape[0] for p in parts], out=koff[1:])
+            ktok = np.concatenate(parts) if parts else np.empty(0, np.uint64)
+            kdoc = np.array([order[int(k)] for k in kept_rows.tolist()], dtype=np.int64)
+            sim = _to_kept(tok, off, local, ktok, koff, kdoc)
+            for d, s, k in zip(local.tolist(), sim.tolist(), kept_rows.tolist(), strict=True):
+                row = int(rows_g[d])
+                if row in prec_at:
+                    prec_sim[prec_at[row]] = s
+                    if s < threshold:  # shown in the report beside its kept document
+                        prec_text[row] = texts_g[d][:SHOWN_TEXT]
+                if k in least and s < least[k][0]:
+                    least[k] = (s, row, texts_g[d][:SHOWN_TEXT])
+        lap("precision")
+
+    wanted = anchors | needed | is_prec | member_of_big
+    group_rows: list[np.ndarray] = []
+    group_texts: list[str] = []
+    group_chars = 0
     for _ids, texts, extra in batches:
-        lap("read")
         b = len(texts)
         rows = rows_all[start : start + b]
         if rows.shape[0] != b:
@@ -219,57 +260,23 @@ def audit_labels(
             )
         for name, values in extra.items():
             fields.setdefault(name, []).extend(values)
-        lab = labels[rows]
-        if scan.pilot is None:  # the first batch fixes the scan's order of the hashes
-            pilot = flatten_texts(texts[:PILOT], **shingle_options)
-            lap("normalise")
-            scan.set_pilot(flat_tokens(pilot)[0])
-            lap("hash sets")
-        # only the documents a sample needs: the recall sample, the precision sample, the
-        # kept documents they are compared with, the largest clusters' members
-        sel = np.flatnonzero(anchors[rows] | needed[rows] | is_prec[rows] | member_of_big[rows])
-        flat = flatten_texts([texts[d] for d in sel.tolist()], **shingle_options)
-        lap("normalise")
-        tok, off = flat_tokens(flat)
-        at = np.full(b, -1, dtype=np.int64)
-        at[sel] = np.arange(sel.shape[0])
-        mine = np.flatnonzero(anchors[rows[sel]])  # the batch's anchors, positions in sel
-        a_tok, a_off = flat_tokens(flat, mine)
-        keys = flat_text_keys(flat)[mine]
-        lap("hash sets")
-        # each anchor against every anchor before it, its own batch's included
-        a_rows = rows[sel[mine]]
-        scan.add_anchors(a_tok, a_off, a_rows, lab[sel[mine]], keys)
-        scan.probe(a_tok, a_off, a_rows, lab[sel[mine]], np.zeros(mine.shape[0], dtype=bool))
-        scanned += sel.shape[0]
-        lap("scan")
-        for d in np.flatnonzero(needed[rows]).tolist():
-            row = start + d
-            kept_tok[row] = tok[off[at[d]] : off[at[d] + 1]].copy()
-            kept_text[row] = texts[d][:SHOWN_TEXT]
-        # precision sample and the largest clusters' members, against their kept document
-        local = np.flatnonzero((is_prec[rows] | member_of_big[rows]) & (lab != rows))
-        if local.shape[0]:
-            kept_rows = lab[local]
-            order = {int(k): i for i, k in enumerate(np.unique(kept_rows).tolist())}
-            parts = [kept_tok[k] for k in order]
-            koff = np.zeros(len(parts) + 1, dtype=np.int64)
-            np.cumsum([p.shape[0] for p in parts], out=koff[1:])
-            ktok = np.concatenate(parts) if parts else np.empty(0, np.uint64)
-            kdoc = np.array([order[int(k)] for k in kept_rows.tolist()], dtype=np.int64)
-            sim = _to_kept(tok, off, at[local], ktok, koff, kdoc)
-            for d, s, k in zip(local.tolist(), sim.tolist(), kept_rows.tolist(), strict=True):
-                row = start + d
-                if row in prec_at:
-                    prec_sim[prec_at[row]] = s
-                    if s < threshold:  # shown in the report beside its kept document
-                        prec_text[row] = texts[d][:SHOWN_TEXT]
-                if k in least and s < least[k][0]:
-                    least[k] = (s, row, texts[d][:SHOWN_TEXT])
+        # only the documents a sample needs, gathered into groups (fewer, larger calls):
+        # the recall sample, the precision sample, the kept documents they are compared
+        # with, the largest clusters' members
+        sel = np.flatnonzero(wanted[rows])
+        group_rows.append(rows[sel])
+        group_texts += [texts[d] for d in sel.tolist()]
+        group_chars += sum(len(texts[d]) for d in sel.tolist())
         start += b
         if progress is not None:
             progress(start)
-        lap("precision")
+        lap("read")
+        if len(group_texts) >= GROUP_DOCUMENTS or group_chars >= GROUP_CHARACTERS:
+            process(np.concatenate(group_rows), group_texts)
+            group_rows, group_texts, group_chars = [], [], 0
+    lap("read")
+    if group_texts:
+        process(np.concatenate(group_rows), group_texts)
     if start != n:
         raise ValueError(
             f"the corpus has {start:,} documents and the run {n:,}; accepted: the corpus the "
@@ -278,11 +285,14 @@ def audit_labels(
 
     ok = int(np.count_nonzero(prec_sim >= threshold))
     precision = proportion_interval(ok, prec_rows.shape[0], removed_rows.shape[0])
-    reach = scan.reach + scan.later  # each pair at both of its documents
-    recall = pair_ratio_interval(reach[:, 1], reach.sum(axis=1), m, n)
-    listed, drawn = scan.listed.sum(axis=0), scan.drawn.sum(axis=0)
+    pairs = sample_pairs(np.concatenate(s_tok) if s_tok else np.empty(0, np.uint64),
+                         np.concatenate(s_off), labels[anchor_rows], anchor_rows, threshold,
+                         floor, seed)  # fmt: skip
+    lap("scan")
+    recall = pair_ratio_interval(pairs["found"], pairs["true"], m, n)
+    listed, drawn = pairs["listed"], pairs["drawn"]
     weight = n * (n - 1) / (m * (m - 1)) if m >= 2 else 0.0  # 1 / π₂
-    per_band = (listed + (drawn / q if q > 0 else 0)) * weight  # (20, 2): apart, together
+    per_band = (listed + drawn * pairs["drawn_weight"]) * weight  # (20, 2): apart, together
     by_similarity = [
         {
             "low": round(k * BAND_WIDTH, 2),
@@ -305,7 +315,7 @@ def audit_labels(
     ]
     missed = [
         {"a": int(a), "b": int(x), "jaccard": inter / union}
-        for a, x, inter, union in scan.examples()[:50].tolist()
+        for a, x, inter, union in pairs["missed"][:50].tolist()
     ]
     order = np.argsort(prec_sim, kind="stable")
     worst_removed = [
@@ -319,15 +329,15 @@ def audit_labels(
         for i in order[:20].tolist()
         if prec_sim[i] < threshold
     ]
-    pairs_checked = int(listed.sum() + drawn.sum()) + prec_rows.shape[0]
+    pairs_checked = pairs["verified"] + prec_rows.shape[0]
     return {
         "precision": precision,
         "precision_counts": (ok, int(prec_rows.shape[0]), int(removed_rows.shape[0])),
         "recall": recall,
-        "recall_counts": (int(reach[:, 1].sum()) // 2, int(reach.sum()) // 2, m),
+        "recall_counts": (int(pairs["found"].sum()) // 2, int(pairs["true"].sum()) // 2, m),
         "by_similarity": by_similarity,
         "floor": floor,
-        "q": q,
+        "q": 1.0 / pairs["drawn_weight"] if pairs["drawn_weight"] else 0.0,
         "giant": giant,
         "missed": missed,
         "worst_removed": worst_removed,
