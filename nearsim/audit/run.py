@@ -156,7 +156,7 @@ def _checked(batches, run_ids):
     for ids, texts, extra in batches:
         if run_ids is not None:
             theirs = run_ids[start : start + len(ids)]
-            if theirs.shape[0] == len(ids):
+            if theirs.shape[0] == len(ids) and theirs.tolist() != ids:  # a list compare is fast
                 wrong = np.flatnonzero(theirs != np.array(ids, dtype=object))
                 if wrong.shape[0]:
                     row = start + int(wrong[0])
