@@ -13,10 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import nearsim as ns
 from nearsim.audit.estimates import pair_ratio_interval, proportion_interval, wilson
 from nearsim.audit.measure import recall_sample_size
+from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.run import audit, write_audit
 from nearsim.cli import main
 from nearsim.join.sample import similarity_band
@@ -97,6 +100,67 @@ def test_scan_lists_every_pair_above_the_floor_and_draws_the_rest(tmp_path):
     expected = np.bincount(similarity_band(jac), minlength=20)
     got = [e["pairs"] for e in result["by_similarity"]]
     np.testing.assert_allclose(got, expected)
+
+
+@given(
+    sets=st.lists(st.sets(st.integers(1, 40), max_size=12), min_size=2, max_size=30),
+    clusters=st.integers(1, 6),
+    floor=st.sampled_from([0.05, 0.3, 0.5, 0.8, 1.0]),
+    seed=st.integers(0, 3),
+)
+def test_sample_pairs_lists_every_pair_at_the_floor_like_brute_force(sets, clusters, floor, seed):
+    """Small random sets (hashes 1 … 40, some empty): the pairs listed from the floor up,
+    per band and together / apart, and each document's true and found pairs at t equal a
+    loop over every pair; with fewer pairs than the draw, the bands below the floor too."""
+    n = len(sets)
+    sizes = np.array([len(x) for x in sets])
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    tok = np.concatenate([np.sort(np.array(sorted(x), dtype=np.uint64)) for x in sets])
+    labels = np.arange(n) % clusters
+    threshold = min(1.0, floor + 0.1)
+    got = sample_pairs(tok, off, labels, np.arange(n) * 3, threshold, floor, seed)
+    listed = np.zeros((20, 2), dtype=np.int64)
+    drawn = np.zeros((20, 2), dtype=np.int64)
+    true = np.zeros(n, dtype=np.int64)
+    found = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            inter = len(sets[i] & sets[j])
+            union = len(sets[i] | sets[j])
+            jac = inter / union if union else 0.0
+            same = int(labels[i] == labels[j])
+            band = int(similarity_band(np.array([jac]))[0])
+            if inter and jac >= floor:
+                listed[band, same] += 1
+                if jac >= threshold:
+                    true[[i, j]] += 1
+                    found[[i, j]] += same
+            elif jac < floor:
+                drawn[band, same] += 1
+    assert n * (n - 1) // 2 <= DRAWN_PAIRS
+    np.testing.assert_array_equal(got["listed"], listed)
+    np.testing.assert_array_equal(got["true"], true)
+    np.testing.assert_array_equal(got["found"], found)
+    np.testing.assert_array_equal(got["drawn"], drawn)
+    assert got["drawn_weight"] == 1.0
+
+
+def test_drawn_pairs_place_the_range_below_the_floor(news):
+    """Every document sampled (600, so 179,700 pairs: more than the 100,000 drawn): each band
+    below the floor, estimated from the draw, is within 4σ of brute force, σ the binomial
+    standard deviation of a band's count among the draws times the weight of a draw."""
+    path, run, texts, labels, _groups = news
+    result = audit(path, run=run, id_field="id", sample=len(texts))
+    _p, _r, (_a, _b, jac) = _truth(texts, labels, 0.7)
+    truth = np.bincount(similarity_band(jac[jac < 0.7]), minlength=20)
+    every = jac.shape[0]
+    weight = every / DRAWN_PAIRS
+    for entry in result["by_similarity"][:14]:  # the bands below 0.7
+        k = round(entry["low"] * 20)
+        share = truth[k] / every
+        sd = weight * math.sqrt(DRAWN_PAIRS * share * (1 - share))
+        assert abs(entry["pairs"] - truth[k]) <= 4 * sd + 1e-9
 
 
 def _in_sample(idx, a, b, together, n):
