@@ -135,6 +135,92 @@ def intern_hashes(tok: np.ndarray, off: np.ndarray) -> TokenSets:
     return TokenSets(off, ids, np.diff(off), int(used.shape[0]))
 
 
+@njit(cache=True)
+def _copy_classes(tok, off, key):
+    """Documents with equal hash sets into one class: ``key`` (a mix of each set) groups
+    them, each is compared with its group's first document and one that differs (a
+    collision of keys) gets a class of its own. Returns each document's class (int64, the
+    classes numbered by first document) and each class's first document."""
+    s = off.shape[0] - 1
+    order = np.argsort(key, kind="mergesort")
+    cls = np.full(s, -1, dtype=np.int64)
+    first = np.empty(s, dtype=np.int64)
+    n_cls = 0
+    for i in range(s):
+        d = order[i]
+        if i > 0 and key[order[i - 1]] == key[d]:
+            f = first[cls[order[i - 1]]]
+            same = off[d + 1] - off[d] == off[f + 1] - off[f]
+            t = 0
+            while same and t < off[d + 1] - off[d]:
+                same = tok[off[d] + t] == tok[off[f] + t]
+                t += 1
+            if same:
+                cls[d] = cls[order[i - 1]]
+                continue
+        cls[d] = n_cls
+        first[n_cls] = d
+        n_cls += 1
+    # number the classes by their first document
+    renumber = np.argsort(first[:n_cls])
+    new = np.empty(n_cls, dtype=np.int64)
+    new[renumber] = np.arange(n_cls)
+    return new[cls], first[:n_cls][renumber]
+
+
+@njit(cache=True)
+def _set_keys(tok, off):
+    out = np.empty(off.shape[0] - 1, dtype=np.uint64)
+    for d in range(off.shape[0] - 1):
+        h = np.uint64(off[d + 1] - off[d]) * np.uint64(0x9E3779B97F4A7C15)
+        for t in range(off[d], off[d + 1]):
+            h = (h ^ tok[t]) * np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(31)
+        out[d] = h
+    return out
+
+
+def _listed_pairs(tok, off, floor):
+    """Every pair (x < y) of the documents with J ≥ floor, as int64 arrays (x, y, overlap,
+    union). Copies (equal hash sets, the boilerplate of a crawl) are joined once: the join
+    runs on one document per class, its pairs then stand for every pair of their members,
+    and two members of one class are a pair at J = 1."""
+    cls, first = _copy_classes(tok, off, _set_keys(tok, off))
+    size = np.diff(off)
+    if first.shape[0] == cls.shape[0]:  # no copies
+        join, _ = join_rows(intern_hashes(tok, off), threshold_cut(floor), "auto", None)
+        x, y, inter, union = (join[:, k].astype(np.int64) for k in range(4))
+        return np.minimum(x, y), np.maximum(x, y), inter, union
+    lens = size[first]
+    r_off = np.zeros(first.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lens, out=r_off[1:])
+    r_tok = tok[np.repeat(off[first] - r_off[:-1], lens) + np.arange(r_off[-1])]
+    join, _ = join_rows(intern_hashes(r_tok, r_off), threshold_cut(floor), "auto", None)
+    u, v, inter, union = (join[:, k].astype(np.int64) for k in range(4))
+    members = np.argsort(cls, kind="stable")  # each class's documents, ascending
+    count = np.bincount(cls, minlength=first.shape[0])
+    start = np.zeros(first.shape[0] + 1, dtype=np.int64)
+    np.cumsum(count, out=start[1:])
+    parts = []
+    # pairs of two classes: every member of one with every member of the other
+    each = count[u] * count[v]
+    pick = np.repeat(np.arange(u.shape[0]), each)
+    within = np.arange(pick.shape[0]) - np.repeat(np.cumsum(each) - each, each)
+    a = members[start[u[pick]] + within // count[v[pick]]]
+    b = members[start[v[pick]] + within % count[v[pick]]]
+    parts.append((a, b, inter[pick], union[pick]))
+    # two members of one class (not empty): J = 1
+    for k in np.unique(count[(count >= 2) & (lens > 0)]).tolist():
+        group = np.flatnonzero((count == k) & (lens > 0))
+        i, j = np.triu_indices(k, 1)
+        docs = members[start[group][:, None] + np.arange(k)]  # (classes, k)
+        a, b = docs[:, i].ravel(), docs[:, j].ravel()
+        both = np.repeat(lens[group], i.shape[0])
+        parts.append((a, b, both, both))
+    x, y, inter, union = (np.concatenate([p[q] for p in parts]) for q in range(4))
+    return np.minimum(x, y), np.maximum(x, y), inter, union
+
+
 def sample_pairs(tok, off, labels, rows, threshold: float, floor: float, seed: int) -> dict:
     """Count the recall sample's pairs (see the module text).
 
@@ -166,9 +252,7 @@ def sample_pairs(tok, off, labels, rows, threshold: float, floor: float, seed: i
     if s < 2:
         return dict(listed=listed, drawn=drawn, drawn_weight=0.0, found=found, true=true,
                     missed=missed, verified=0)  # fmt: skip
-    join, _ = join_rows(intern_hashes(tok, off), threshold_cut(floor), "auto", None)
-    x, y, inter, union = (join[:, k].astype(np.int64) for k in range(4))
-    x, y = np.minimum(x, y), np.maximum(x, y)
+    x, y, inter, union = _listed_pairs(tok, off, floor)
     jac = inter / union
     together = labels[x] == labels[y]
     np.add.at(listed, (similarity_band(jac), together.astype(np.int64)), 1)
