@@ -78,10 +78,22 @@ def _parquet_columns(path: Path) -> dict | None:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path, columns=["row", "id", "cluster"])
+        columns = ["row", "id", "cluster"]
+        if path.is_dir():  # the Dask engine's parts
+            table = pq.read_table(path, columns=columns)
+        else:  # a file read without pandas metadata: pandas is never loaded
+            table = pq.ParquetFile(path).read(columns=columns, use_pandas_metadata=False)
     except (KeyError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
         return None
-    return {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    out = {"id": np.array(table.column("id").to_pylist(), dtype=object)}
+    for name in ("row", "cluster"):  # without pyarrow's to_numpy, which loads pandas
+        column = table.column(name).cast("int64")
+        if column.null_count:
+            return None
+        parts = [np.frombuffer(c.buffers()[1], dtype=np.int64)[c.offset : c.offset + len(c)]
+                 for c in column.chunks]  # fmt: skip
+        out[name] = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+    return out
 
 
 def read_run(folder) -> RunClusters:
