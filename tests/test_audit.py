@@ -1,6 +1,7 @@
-"""``nearsim audit``: the scan against brute force, the intervals' coverage (by simulation
-and over many seeds on corpora whose truth is known), a deliberately bad clustering, a
-chain, groups, keep-apart, another tool's table in another order, the HTML report."""
+"""``nearsim audit``: the recall sample's pairs against brute force, the intervals'
+coverage (by simulation and over many seeds on corpora whose truth is known), a
+deliberately bad clustering, a chain, groups, keep-apart, another tool's table in another
+order, the HTML report."""
 
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def test_everything_sampled_gives_the_exact_truth(news):
             assert entry["together"] == pytest.approx(together)
 
 
-def test_scan_lists_every_pair_above_the_floor_and_draws_the_rest(tmp_path):
+def test_every_pair_above_the_floor_is_listed_and_the_rest_drawn(tmp_path):
     """A corpus small enough that every pair below the floor is drawn (q = 1): the whole
     histogram of pair similarities equals brute force, band by band."""
     texts = ns.example_corpus(300, seed=4)["text"].tolist()

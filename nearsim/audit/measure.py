@@ -60,7 +60,7 @@ GROUP_CHARACTERS = 1 << 26
 characters (whichever comes first): one call per group costs far less than one per batch."""
 SHOWN_TEXT = 2_000
 """Characters of a document kept for the report's side-by-side."""
-STAGES = ("read", "normalise", "hash sets", "scan", "precision")
+STAGES = ("read", "normalise", "hash sets", "pairs", "precision")
 """The pass's stages, each with the CPU seconds it took (``cpu_seconds``): reading the
 corpus, normalising the texts the samples need, their sorted hash sets, the recall
 sample's pairs (:func:`nearsim.audit.pairs.sample_pairs`, after the pass), and the
@@ -288,7 +288,7 @@ def audit_labels(
     pairs = sample_pairs(np.concatenate(s_tok) if s_tok else np.empty(0, np.uint64),
                          np.concatenate(s_off), labels[anchor_rows], anchor_rows, threshold,
                          floor, seed)  # fmt: skip
-    lap("scan")
+    lap("pairs")
     recall = pair_ratio_interval(pairs["found"], pairs["true"], m, n)
     listed, drawn = pairs["listed"], pairs["drawn"]
     weight = n * (n - 1) / (m * (m - 1)) if m >= 2 else 0.0  # 1 / π₂
