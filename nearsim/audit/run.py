@@ -70,7 +70,8 @@ def audit(
     keep_apart : str, optional
         Clusters that join two documents sharing a non-empty value of this field are named.
     sample : int
-        Removed documents checked (precision) and anchor documents (recall), 10 … 10⁶.
+        N, 10 … 10⁶: removed documents checked (precision); recall compares the smallest
+        s with s(s − 1) ≥ N(n − 1) documents (about √(N·n)) with each other.
     seed : int
         Seed of the samples.
     threshold : float, optional
