@@ -101,13 +101,6 @@ def recall_sample_size(sample: int, n: int) -> int:
     return min(s, n)
 
 
-def _jaccard(x: np.ndarray, y: np.ndarray) -> float:
-    if x.shape[0] == 0 and y.shape[0] == 0:
-        return 1.0
-    inter = _overlap(x, y)
-    return inter / (x.shape[0] + y.shape[0] - inter)
-
-
 @njit(cache=True)
 def _to_kept(tok, off, docs, ktok, koff, kdoc):
     """J(document docs[i], kept kdoc[i]) for each i; float64."""
