@@ -10,7 +10,9 @@ resident memory, the load average before and after):
 * ``--n`` short news items with planted edited copies (``nearsim.io.example._generate``,
   the corpus of ``bench_corpus``), default settings: the goal is an audit under a third of
   the run's time at 10⁶ documents; the widths of the 95% intervals at the default sample
-  (2,000 removed documents, 2,000 anchors);
+  (2,000 removed documents; a recall sample of about √(2,000·n) documents compared with
+  each other); and the same audit with ``--sample 10``: what reading the corpus and
+  starting the process cost whatever the sample;
 * ``--crawl`` documents of the crawl with boilerplate copies, dated banners and a chain
   (``benchmarks.corpora.hot_bucket_corpus``), audited with ``--group-field source``: what
   the alarms say.
@@ -57,6 +59,16 @@ def _crawl(work: Path, n: int) -> Path:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         os.replace(tmp, path)
     return path
+
+
+def _audit(work: Path, name: str, corpus: Path, extra: list[str]) -> dict:
+    out_audit = work / f"audit-{name}"
+    audit = measure([PY, "-m", "nearsim", "audit", "--corpus", str(corpus), "--id-field", "id",
+                     "--run", str(work / f"run-{name.split('-')[0]}"), "--out", str(out_audit),
+                     "--quiet", *extra], work / f"audit-{name}.log")  # fmt: skip
+    if audit["exit"]:
+        raise SystemExit(f"audit failed: see {audit['log']}")
+    return audit
 
 
 def _pair(work: Path, name: str, corpus: Path, extra: list[str]) -> dict:
@@ -127,6 +139,9 @@ def main() -> None:
     jobs = {}
     if "news" in parts:
         jobs[f"{args.n:,} news items"] = _pair(work, "news", _news(work, args.n), [])
+        # the same audit with the smallest sample: reading and starting, whatever the sample
+        floor = _audit(work, "news-floor", _news(work, args.n), ["--sample", "10"])
+        jobs[f"{args.n:,} news items"]["floor"] = floor
     if "crawl" in parts:
         jobs[f"{args.crawl:,}-document crawl"] = _pair(
             work, "crawl", _crawl(work, args.crawl), ["--group-field", "source"]
@@ -142,19 +157,29 @@ def main() -> None:
             f"{job['audit']['maxrss_mb'] / job['run']['maxrss_mb']:.2f} by peak memory). "
             f"Precision {_iv(res['precision'])} from {res['precision']['checked']:,} removed "
             f"documents; recall {_iv(res['recall'])} from {res['recall']['true_pairs']:,} true "
-            f"pairs around {res['recall']['anchors']:,} anchors; {res['sample']['pairs']:,} "
+            f"pairs among {res['recall']['anchors']:,} sampled documents; "
+            f"{res['sample']['pairs']:,} "
             f"pairs verified; {res['sample'].get('hashed', 0):,} documents given sorted hash "
             f"sets ({res['sample'].get('hashed', 0) / res['removed']['documents']:.1%}). "
             f"Alarms: {len(res['alarms'])}"
             + "".join(f"\n  - {a}" for a in res["alarms"][:6])
             + _stages(res, job["run"]["cpu"])
+            + (
+                f"\n  - the same audit with `--sample 10` (reading the corpus and starting, "
+                f"whatever the sample): {job['floor']['cpu']:.1f} CPU s = "
+                f"{job['floor']['cpu'] / job['run']['cpu']:.2f} of the run's CPU time "
+                f"({job['floor']['wall']:.1f} s wall, load {job['floor']['load_before']:.1f})"
+                if "floor" in job
+                else ""
+            )
         )
     body = (
         "## nearsim audit against the run it audits (bench_audit)\n\n"
         f"{machine()}; {compiled} The machine was shared with other work while this ran "
         "(see the load averages): compare the audit with the run beside it, not across "
-        "runs. Default settings (t = 0.8), default sample (2,000 removed documents and "
-        "2,000 anchors), a fresh process each. Parts run: "
+        "runs. Default settings (t = 0.8), default sample (2,000 removed documents; for "
+        "recall about √(2,000·n) documents compared with each other), a fresh process each. "
+        "Parts run: "
         + ", ".join(sorted(parts))
         + ".\n\n"
         + markdown_table(

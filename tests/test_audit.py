@@ -1,6 +1,7 @@
-"""``nearsim audit``: the scan against brute force, the intervals' coverage (by simulation
-and over many seeds on corpora whose truth is known), a deliberately bad clustering, a
-chain, groups, keep-apart, another tool's table in another order, the HTML report."""
+"""``nearsim audit``: the recall sample's pairs against brute force, the intervals'
+coverage (by simulation and over many seeds on corpora whose truth is known), a
+deliberately bad clustering, a chain, groups, keep-apart, another tool's table in another
+order, the HTML report."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import nearsim as ns
-from nearsim.audit.estimates import proportion_interval, ratio_interval, wilson
+from nearsim.audit.estimates import pair_ratio_interval, proportion_interval, wilson
+from nearsim.audit.measure import recall_sample_size
+from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.run import audit, write_audit
 from nearsim.cli import main
 from nearsim.join.sample import similarity_band
@@ -81,7 +86,7 @@ def test_everything_sampled_gives_the_exact_truth(news):
             assert entry["together"] == pytest.approx(together)
 
 
-def test_scan_lists_every_pair_above_the_floor_and_draws_the_rest(tmp_path):
+def test_every_pair_above_the_floor_is_listed_and_the_rest_drawn(tmp_path):
     """A corpus small enough that every pair below the floor is drawn (q = 1): the whole
     histogram of pair similarities equals brute force, band by band."""
     texts = ns.example_corpus(300, seed=4)["text"].tolist()
@@ -98,32 +103,136 @@ def test_scan_lists_every_pair_above_the_floor_and_draws_the_rest(tmp_path):
     np.testing.assert_allclose(got, expected)
 
 
-def _population(texts, labels, threshold):
-    """Per document: T_i (true pairs with a later document) and F_i (of them, together)."""
-    _p, _r, (a, b, jac) = _truth(texts, labels, threshold)
-    n = len(texts)
-    true = jac >= threshold
-    T = np.bincount(a[true], minlength=n)
-    F = np.bincount(a[true & (labels[a] == labels[b])], minlength=n)
-    return T, F
+@given(
+    sets=st.lists(st.sets(st.integers(1, 40), max_size=12), min_size=2, max_size=30),
+    clusters=st.integers(1, 6),
+    floor=st.sampled_from([0.05, 0.3, 0.5, 0.8, 1.0]),
+    seed=st.integers(0, 3),
+)
+def test_sample_pairs_lists_every_pair_at_the_floor_like_brute_force(sets, clusters, floor, seed):
+    """Small random sets (hashes 1 … 40, some empty): the pairs listed from the floor up,
+    per band and together / apart, and each document's true and found pairs at t equal a
+    loop over every pair; with fewer pairs than the draw, the bands below the floor too."""
+    n = len(sets)
+    sizes = np.array([len(x) for x in sets])
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    tok = np.concatenate([np.sort(np.array(sorted(x), dtype=np.uint64)) for x in sets])
+    labels = np.arange(n) % clusters
+    threshold = min(1.0, floor + 0.1)
+    got = sample_pairs(tok, off, labels, np.arange(n) * 3, threshold, floor, seed)
+    listed = np.zeros((20, 2), dtype=np.int64)
+    drawn = np.zeros((20, 2), dtype=np.int64)
+    true = np.zeros(n, dtype=np.int64)
+    found = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            inter = len(sets[i] & sets[j])
+            union = len(sets[i] | sets[j])
+            jac = inter / union if union else 0.0
+            same = int(labels[i] == labels[j])
+            band = int(similarity_band(np.array([jac]))[0])
+            if inter and jac >= floor:
+                listed[band, same] += 1
+                if jac >= threshold:
+                    true[[i, j]] += 1
+                    found[[i, j]] += same
+            elif jac < floor:
+                drawn[band, same] += 1
+    assert n * (n - 1) // 2 <= DRAWN_PAIRS
+    np.testing.assert_array_equal(got["listed"], listed)
+    np.testing.assert_array_equal(got["true"], true)
+    np.testing.assert_array_equal(got["found"], found)
+    np.testing.assert_array_equal(got["drawn"], drawn)
+    assert got["drawn_weight"] == 1.0
+
+
+def test_drawn_pairs_place_the_range_below_the_floor(news):
+    """Every document sampled (600, so 179,700 pairs: more than the 100,000 drawn): each band
+    below the floor, estimated from the draw, is within 4σ of brute force, σ the binomial
+    standard deviation of a band's count among the draws times the weight of a draw."""
+    path, run, texts, labels, _groups = news
+    result = audit(path, run=run, id_field="id", sample=len(texts))
+    _p, _r, (_a, _b, jac) = _truth(texts, labels, 0.7)
+    truth = np.bincount(similarity_band(jac[jac < 0.7]), minlength=20)
+    every = jac.shape[0]
+    weight = every / DRAWN_PAIRS
+    for entry in result["by_similarity"][:14]:  # the bands below 0.7
+        k = round(entry["low"] * 20)
+        share = truth[k] / every
+        sd = weight * math.sqrt(DRAWN_PAIRS * share * (1 - share))
+        assert abs(entry["pairs"] - truth[k]) <= 4 * sd + 1e-9
+
+
+def _in_sample(idx, a, b, together, n):
+    """Per document of the sample ``idx``: its true pairs with the rest of the sample and how
+    many of them are together (each pair at both documents), from the corpus's true pairs
+    (a, b) and whether the run put each in one cluster."""
+    inside = np.zeros(n, dtype=bool)
+    inside[idx] = True
+    keep = inside[a] & inside[b]
+    true = np.bincount(a[keep], minlength=n) + np.bincount(b[keep], minlength=n)
+    hit = keep & together
+    found = np.bincount(a[hit], minlength=n) + np.bincount(b[hit], minlength=n)
+    return found[idx], true[idx]
 
 
 def test_recall_interval_covers_95_percent_by_simulation(news):
-    """Draw 2,000 anchor samples of 150 of 600 documents from a population whose per-document
-    counts are known; the interval must contain the true recall about 95% of the time.
-    Coverage over 2,000 draws has a standard error of 0.005; 4σ ≈ 0.02: 0.93 … 0.97."""
+    """Draw 2,000 recall samples (301 of 600 documents, as for --sample 150) from a corpus
+    whose true pairs are known; the interval from the pairs inside the sample must contain
+    the true recall about 95% of the time. Coverage over 2,000 draws has a standard error
+    of 0.005; 4σ ≈ 0.02: 0.93 … 0.97."""
     _path, _run, texts, labels, _g = news
-    T, F = _population(texts, labels, 0.7)
-    truth = F.sum() / T.sum()
+    _p, _r, (a, b, jac) = _truth(texts, labels, 0.7)
+    a, b = a[jac >= 0.7], b[jac >= 0.7]
+    together = labels[a] == labels[b]
+    truth = together.mean()
     assert 0.5 < truth < 1.0
+    n, s = len(texts), recall_sample_size(150, len(texts))
     rng = np.random.default_rng(0)
     hits = 0
     reps = 2000
     for _ in range(reps):
-        idx = rng.choice(len(T), 150, replace=False)
-        _est, low, high = ratio_interval(F[idx], T[idx], len(T))
+        idx = rng.choice(n, s, replace=False)
+        _est, low, high = pair_ratio_interval(*_in_sample(idx, a, b, together, n), s, n)
         hits += low <= truth <= high
     assert 0.93 <= hits / reps <= 0.975
+
+
+def test_recall_interval_covers_95_percent_with_large_clusters():
+    """A corpus of 200,000 documents whose true pairs form cliques of 2, 3, 5 and 30
+    documents, the run leaving each member out of its clique's cluster with probability
+    0.1: the pairs of a clique share documents, which the interval's variance must count.
+    2,000 samples of 6,000 documents; 4σ ≈ 0.02 around 0.95."""
+    rng = np.random.default_rng(5)
+    n = 200_000
+    sizes = np.repeat([2, 3, 5, 30], [8000, 2000, 500, 40])
+    clique = np.repeat(np.arange(sizes.shape[0]), sizes)
+    first = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    members = np.arange(clique.shape[0])
+    run = np.where(rng.random(members.shape[0]) < 0.1, members, first)
+    perm = rng.permutation(n)[: members.shape[0]]  # the cliques' documents, anywhere
+    i, j = np.triu_indices(30, 1)
+    a_parts, b_parts = [], []
+    for size in (2, 3, 5, 30):
+        starts = np.flatnonzero(np.r_[True, clique[1:] != clique[:-1]] & (sizes[clique] == size))
+        keep = j < size
+        a_parts.append((starts[:, None] + i[keep]).ravel())
+        b_parts.append((starts[:, None] + j[keep]).ravel())
+    a, b = np.concatenate(a_parts), np.concatenate(b_parts)
+    together = run[a] == run[b]
+    truth = together.mean()
+    a, b = perm[a], perm[b]
+    hits = 0
+    reps = 2000
+    for _ in range(reps):
+        idx = rng.choice(n, 6000, replace=False)
+        _est, low, high = pair_ratio_interval(*_in_sample(idx, a, b, together, n), 6000, n)
+        hits += low <= truth <= high
+    assert 0.93 <= hits / reps <= 0.975
+    # every document sampled: the exact recall, as a point
+    est, low, high = pair_ratio_interval(*_in_sample(np.arange(n), a, b, together, n), n, n)
+    assert est == low == high == pytest.approx(truth)
 
 
 def test_precision_interval_covers_95_percent_by_simulation():

@@ -67,6 +67,35 @@ def _read_any(path: Path, columns: list[str] | None = None):
     )
 
 
+def _columnar(path: Path) -> bool:
+    return path.is_dir() or path.name.lower().endswith(".parquet")
+
+
+def _parquet_columns(path: Path) -> dict | None:
+    """row, id and cluster of a run's Parquet table (a file or a folder of parts) as NumPy
+    arrays, read without pandas (what the audit of a large run spends least on); None
+    when one of them is missing."""
+    import pyarrow.parquet as pq
+
+    try:
+        columns = ["row", "id", "cluster"]
+        if path.is_dir():  # the Dask engine's parts
+            table = pq.read_table(path, columns=columns)
+        else:  # a file read without pandas metadata: pandas is never loaded
+            table = pq.ParquetFile(path).read(columns=columns, use_pandas_metadata=False)
+    except (KeyError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        return None
+    out = {"id": np.array(table.column("id").to_pylist(), dtype=object)}
+    for name in ("row", "cluster"):  # without pyarrow's to_numpy, which loads pandas
+        column = table.column(name).cast("int64")
+        if column.null_count:
+            return None
+        parts = [np.frombuffer(c.buffers()[1], dtype=np.int64)[c.offset : c.offset + len(c)]
+                 for c in column.chunks]  # fmt: skip
+        out[name] = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+    return out
+
+
 def read_run(folder) -> RunClusters:
     """Read nearsim's output folder (``nearsim dedup --out DIR``).
 
@@ -88,19 +117,25 @@ def read_run(folder) -> RunClusters:
     ]
     if not found:
         raise ValueError(f"--run {str(folder)!r} has no clusters.parquet, .csv or .jsonl")
-    frame = _read_any(found[0])
-    missing = {"row", "id", "cluster"} - set(frame.columns)
-    if missing:
-        raise ValueError(
-            f"{found[0]} lacks the column(s) {sorted(missing)}; accepted: the clusters table "
-            "`nearsim dedup` writes"
-        )
+    columns = _parquet_columns(found[0]) if _columnar(found[0]) else None
+    if columns is None:  # CSV, JSON lines, or a column is missing (said below)
+        frame = _read_any(found[0])
+        missing = {"row", "id", "cluster"} - set(frame.columns)
+        if missing:
+            raise ValueError(
+                f"{found[0]} lacks the column(s) {sorted(missing)}; accepted: the clusters "
+                "table `nearsim dedup` writes"
+            )
+        columns = {name: frame[name].to_numpy() for name in ("row", "id", "cluster")}
     try:  # a CSV table is read as text
-        frame = frame.astype({"row": np.int64, "cluster": np.int64})
+        rows = columns["row"].astype(np.int64)
+        labels = columns["cluster"].astype(np.int64)
     except (TypeError, ValueError):
         raise ValueError(f"{found[0]}: row and cluster must be integers") from None
-    frame = frame.sort_values("row", kind="stable")
-    rows = frame["row"].to_numpy(dtype=np.int64)
+    ids = columns["id"]
+    if np.any(rows[1:] < rows[:-1]):  # Parquet parts of the Dask engine: any order
+        order = np.argsort(rows, kind="stable")
+        rows, labels, ids = rows[order], labels[order], ids[order]
     if not np.array_equal(rows, np.arange(rows.shape[0])):
         raise ValueError(f"{found[0]}: the rows are not 0 … n − 1 once each")
     summary = json.loads(summary_path.read_text())
@@ -109,9 +144,8 @@ def read_run(folder) -> RunClusters:
 
     query = parse_qs(settings, keep_blank_values=True)
     threshold = float(query["threshold"][0]) if "threshold" in query else None
-    labels = frame["cluster"].to_numpy(dtype=np.int64)
-    return RunClusters(labels, frame["id"].astype(str).to_numpy(dtype=object), settings,
-                       threshold, f"nearsim run {folder}")  # fmt: skip
+    ids = np.array([str(v) for v in ids.tolist()], dtype=object) if ids.dtype != object else ids
+    return RunClusters(labels, ids, settings, threshold, f"nearsim run {folder}")
 
 
 def read_table(path, id_field: str, cluster_field: str) -> RunClusters:

@@ -32,8 +32,8 @@ def audit_parser(sub) -> None:
     p.add_argument("--keep-apart", metavar="F",
                    help="name clusters joining two documents with the same value of F")  # fmt: skip
     p.add_argument("--sample", default="2000", metavar="N",
-                   help="removed documents checked and documents sampled for recall "
-                   "(default 2000)")  # fmt: skip
+                   help="removed documents checked for precision; recall compares about "
+                   "sqrt(N x documents) documents with each other (default 2000)")  # fmt: skip
     p.add_argument("--seed", default="0", metavar="S", help="seed of the samples (default 0)")
     p.add_argument(
         "--threshold",

@@ -1,30 +1,36 @@
-"""Measure a finished deduplication against exact Jaccard: :func:`audit`.
+"""Measure a finished deduplication against exact Jaccard: :func:`audit_labels`.
 
 One pass over the corpus (two for another tool's table: the first reads the ids), in
 batches, with the run's shingling. Before it, two simple random samples are drawn
 (seeded):
 
-* **precision**: ``sample`` of the removed documents. Each is compared exactly with its
+* **precision**: ``sample`` (N) of the removed documents. Each is compared exactly with its
   cluster's kept document (the smallest row: it comes first in the stream, and its hash
   set is held until its sampled members have passed).
-* **recall**: ``sample`` documents of the corpus, the *anchors*. Every document is
-  compared with every anchor before it (:class:`nearsim.audit.scan.AnchorScan`): all pairs
-  with J at or above a floor (the edge of t's 0.05 band: 0.8 for t = 0.8) are found by a
-  prefix filter and verified exactly; pairs below the floor are drawn uniformly (each with
-  probability q, about 100,000 in all). A lower floor lists more of the range but costs
-  far more: the prefix filter's candidates grow quickly as the floor falls (at 0.5, six
-  times the scan's time of 0.8 on news items). Recall is ΣF/ΣT over the anchors (found / true
-  pairs at J ≥ t, each counted from its first document); the drawn pairs place every
-  anchor's pairs over the whole similarity range, with weight ``n / m`` (anchors) times
-  ``1 / q`` (drawn).
+* **recall**: s documents of the corpus (the *recall sample* S), s the
+  smallest with s(s − 1) ≥ N(n − 1): every pair of the corpus is then in S with
+  probability π₂ = s(s − 1) / (n(n − 1)) ≥ N / n, the chance it had in the earlier design
+  (N anchors against every document), so S holds about as many pairs as N anchors met
+  there — √(N·n) documents, 44,722 of 10⁶ for N = 2,000. S's hash sets are kept as the
+  pass goes; after it (:mod:`nearsim.audit.pairs`) every pair of S with J at or above a
+  floor (the edge of t's 0.05 band: 0.8 for t = 0.8) is found by nearsim's exact
+  similarity join, and 100,000 pairs of S drawn uniformly place the rest of the range.
+  Recall is F / T over the pairs of S with J ≥ t (found / true), its interval from the
+  variance of a sum over the pairs of a sample
+  (:func:`nearsim.audit.estimates.pair_ratio_interval`); each pair of S stands for 1 / π₂
+  pairs of the corpus (a drawn one for C(s, 2) / 100,000 pairs of S besides). A lower
+  floor lists more of the range but costs more: the join's candidates grow quickly as
+  the floor falls.
 
-What each document costs: every document is read, normalised and hashed (a missed pair
-can be any pair, so recall needs every document's shingles), but only the documents a
-cheap first look flags (:mod:`nearsim.audit.prefilter`: the scan's exact filters and a
-Bloom filter per anchor, no sort) get sorted hash sets and an exact comparison: the
-documents near an anchor, those a drawn pair picks (about ``DRAWN_PAIRS`` pairs), the
-precision sample and the kept documents. The counts are exactly those of comparing every
-document, so the estimates and their intervals do not change.
+Why pairs inside a sample rather than N anchors against every document: for the same
+chance π₂ per pair, scanning anchors against every document reads, normalises and hashes
+all n documents, and √(N·n) documents met pairwise are the fewest that give it (a fraction
+f of the documents against m anchors gives each pair the chance f·m / n at a cost of about
+m + f·n documents, least at m = f·n = √(N·n)). So every document is read (its id, and any
+group or keep-apart field), but only S, the precision sample, the kept documents they need
+and the largest clusters' members are normalised and hashed. Duplicates that come in
+pairs give the same interval width either way; duplicates in large clusters give a
+narrower one here, since a cluster is met through many distinct pairs of its members.
 
 The largest clusters are read whole: every member of the twenty largest is compared with
 its kept document, giving each cluster's least similar member.
@@ -38,27 +44,27 @@ import time
 import numpy as np
 from numba import njit
 
-from nearsim.audit.estimates import proportion_interval, ratio_interval
-from nearsim.audit.prefilter import flag_documents
-from nearsim.audit.scan import AnchorScan
+from nearsim.audit.estimates import pair_ratio_interval, proportion_interval
+from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.tokens import flat_tokens
-from nearsim.copies import murmur3_x64_128
 from nearsim.hashing import flatten_texts
 from nearsim.join.sample import BAND_WIDTH, N_BANDS
 
-__all__ = ["DRAWN_PAIRS", "LARGEST", "audit_labels"]
+__all__ = ["DRAWN_PAIRS", "LARGEST", "audit_labels", "recall_sample_size"]
 
-DRAWN_PAIRS = 100_000
-"""About how many pairs below the floor the scan draws."""
 LARGEST = 20
 """Clusters read whole for their least similar member."""
+GROUP_DOCUMENTS = 20_000
+GROUP_CHARACTERS = 1 << 26
+"""Sampled documents are normalised and hashed in groups of this many documents or
+characters (whichever comes first): one call per group costs far less than one per batch."""
 SHOWN_TEXT = 2_000
 """Characters of a document kept for the report's side-by-side."""
-STAGES = ("read", "normalise", "first look", "hash sets", "scan", "precision")
+STAGES = ("read", "normalise", "hash sets", "pairs", "precision")
 """The pass's stages, each with the CPU seconds it took (``cpu_seconds``): reading the
-corpus, normalising the texts, the first look (:mod:`nearsim.audit.prefilter`), the
-sorted hash sets (pilot, anchors, flagged documents), the exact scan, and the precision
-sample and largest clusters against their kept documents."""
+corpus, normalising the texts the samples need, their sorted hash sets, the recall
+sample's pairs (:func:`nearsim.audit.pairs.sample_pairs`, after the pass), and the
+precision sample and largest clusters against their kept documents."""
 
 
 @njit(cache=True)
@@ -76,19 +82,23 @@ def _overlap(x, y):
     return common
 
 
-def _copy_keys(flat, docs: np.ndarray) -> np.ndarray:
-    """The normalised-text keys (:func:`nearsim.copies.flat_text_keys`) of ``docs`` only."""
-    keys = np.empty((docs.shape[0], 2), dtype=np.uint64)
-    for i, d in enumerate(docs.tolist()):
-        keys[i] = murmur3_x64_128(flat.buf, flat.doc_offsets[d], flat.doc_offsets[d + 1], 0)
-    return keys
+def recall_sample_size(sample: int, n: int) -> int:
+    """The recall sample's size: the smallest s with s(s − 1) ≥ sample·(n − 1), at most n.
 
-
-def _jaccard(x: np.ndarray, y: np.ndarray) -> float:
-    if x.shape[0] == 0 and y.shape[0] == 0:
-        return 1.0
-    inter = _overlap(x, y)
-    return inter / (x.shape[0] + y.shape[0] - inter)
+    Examples
+    --------
+    >>> recall_sample_size(2000, 1_000_000), recall_sample_size(150, 600)
+    (44722, 301)
+    """
+    if sample >= n:
+        return n
+    need = sample * (n - 1)
+    s = max(2, math.isqrt(need))
+    while s * (s - 1) < need:
+        s += 1
+    while s > 2 and (s - 1) * (s - 2) >= need:
+        s -= 1
+    return min(s, n)
 
 
 @njit(cache=True)
@@ -130,11 +140,12 @@ def audit_labels(
     threshold : float
         t: J ≥ t is a true duplicate pair.
     sample : int
-        Removed documents checked for precision, and anchors for recall.
+        N: removed documents checked for precision; the recall sample holds the smallest s
+        with s(s − 1) ≥ N(n − 1) documents (see the module text).
     seed : int
         Seed of both samples and of the drawn pairs.
     floor : float, optional
-        Where the scan starts listing every pair, a multiple of 0.05 ≤ t (default: the
+        Where listing every pair of the recall sample starts, a multiple of 0.05 ≤ t (default: the
         edge of t's band).
     progress : callable, optional
         Called with the rows read so far.
@@ -152,7 +163,7 @@ def audit_labels(
     rng = np.random.default_rng(seed)
     prec_rows = np.sort(rng.choice(removed_rows, min(sample, removed_rows.shape[0]), replace=False))
     anchors = np.zeros(n, dtype=bool)
-    anchors[rng.choice(n, min(sample, n), replace=False)] = True
+    anchors[rng.choice(n, recall_sample_size(sample, n), replace=False)] = True
     anchor_rows = np.flatnonzero(anchors)
     sizes = np.bincount(labels, minlength=n)
     big = np.flatnonzero(sizes >= 2)
@@ -168,9 +179,9 @@ def audit_labels(
 
     if floor is None:  # t's band edge: every pair at J >= t is listed, the rest drawn
         floor = max(math.floor(threshold / BAND_WIDTH + 1e-9) * BAND_WIDTH, BAND_WIDTH)
-    before = float(np.sum(n - 1 - anchor_rows))
-    q = min(1.0, DRAWN_PAIRS / before) if before else 0.0
-    scan = AnchorScan(threshold, floor, q, seed)
+    m = anchor_rows.shape[0]  # s, the recall sample's size
+    s_tok: list[np.ndarray] = []  # the recall sample's hash sets, batch by batch
+    s_off: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
 
     kept_tok: dict[int, np.ndarray] = {}
     kept_text: dict[int, str] = {}
@@ -188,8 +199,51 @@ def audit_labels(
         cpu[stage] += now - last[0]
         last[0] = now
 
+    def process(rows_g: np.ndarray, texts_g: list[str]) -> None:
+        """Hash a group of sampled documents (in row order) and compare the precision
+        sample and the largest clusters' members with their kept documents."""
+        nonlocal scanned
+        flat = flatten_texts(texts_g, **shingle_options)
+        lap("normalise")
+        tok, off = flat_tokens(flat)
+        mine = np.flatnonzero(anchors[rows_g])  # the group's part of S
+        if mine.shape[0]:
+            lens = off[mine + 1] - off[mine]
+            ends = np.cumsum(lens)
+            s_tok.append(tok[np.repeat(off[mine] - ends + lens, lens) + np.arange(ends[-1])])
+            s_off.append(ends + s_off[-1][-1])
+        scanned += rows_g.shape[0]
+        lap("hash sets")
+        lab = labels[rows_g]
+        for d in np.flatnonzero(needed[rows_g]).tolist():
+            kept_tok[int(rows_g[d])] = tok[off[d] : off[d + 1]].copy()
+            kept_text[int(rows_g[d])] = texts_g[d][:SHOWN_TEXT]
+        # precision sample and the largest clusters' members, against their kept document
+        local = np.flatnonzero((is_prec[rows_g] | member_of_big[rows_g]) & (lab != rows_g))
+        if local.shape[0]:
+            kept_rows = lab[local]
+            order = {int(k): i for i, k in enumerate(np.unique(kept_rows).tolist())}
+            parts = [kept_tok[k] for k in order]
+            koff = np.zeros(len(parts) + 1, dtype=np.int64)
+            np.cumsum([p.shape[0] for p in parts], out=koff[1:])
+            ktok = np.concatenate(parts) if parts else np.empty(0, np.uint64)
+            kdoc = np.array([order[int(k)] for k in kept_rows.tolist()], dtype=np.int64)
+            sim = _to_kept(tok, off, local, ktok, koff, kdoc)
+            for d, s, k in zip(local.tolist(), sim.tolist(), kept_rows.tolist(), strict=True):
+                row = int(rows_g[d])
+                if row in prec_at:
+                    prec_sim[prec_at[row]] = s
+                    if s < threshold:  # shown in the report beside its kept document
+                        prec_text[row] = texts_g[d][:SHOWN_TEXT]
+                if k in least and s < least[k][0]:
+                    least[k] = (s, row, texts_g[d][:SHOWN_TEXT])
+        lap("precision")
+
+    wanted = anchors | needed | is_prec | member_of_big
+    group_rows: list[np.ndarray] = []
+    group_texts: list[str] = []
+    group_chars = 0
     for _ids, texts, extra in batches:
-        lap("read")
         b = len(texts)
         rows = rows_all[start : start + b]
         if rows.shape[0] != b:
@@ -199,58 +253,23 @@ def audit_labels(
             )
         for name, values in extra.items():
             fields.setdefault(name, []).extend(values)
-        flat = flatten_texts(texts, **shingle_options)
-        lab = labels[rows]
-        lap("normalise")
-        if scan.pilot is None:  # the first batch fixes the scan's order of the hashes
-            scan.set_pilot(flat_tokens(flat)[0])
-        # the batch's anchors first (documents after them in the batch pair with them)
-        local_anchors = np.flatnonzero(anchors[rows])
-        if local_anchors.shape[0]:
-            tok, off = flat_tokens(flat, local_anchors)
-            keys = _copy_keys(flat, local_anchors)
-            scan.add_anchors(tok, off, rows[local_anchors], lab[local_anchors], keys)
-        # hash sets only for the documents something needs: those that can pair with an
-        # anchor (nearsim.audit.prefilter), the precision sample, the kept documents
-        wanted = needed[rows] | is_prec[rows] | member_of_big[rows]
-        lap("hash sets")
-        flagged = flag_documents(scan, flat, rows)
-        lap("first look")
-        sel = np.flatnonzero(flagged | wanted)
-        tok, off = flat_tokens(flat, sel)
-        lap("hash sets")
-        at = np.full(b, -1, dtype=np.int64)
-        at[sel] = np.arange(sel.shape[0])
-        scan.probe(tok, off, rows[sel], lab[sel], np.zeros(sel.shape[0], dtype=bool))
-        scanned += sel.shape[0]
-        lap("scan")
-        for d in np.flatnonzero(needed[rows]).tolist():
-            row = start + d
-            kept_tok[row] = tok[off[at[d]] : off[at[d] + 1]].copy()
-            kept_text[row] = texts[d][:SHOWN_TEXT]
-        # precision sample and the largest clusters' members, against their kept document
-        local = np.flatnonzero((is_prec[rows] | member_of_big[rows]) & (lab != rows))
-        if local.shape[0]:
-            kept_rows = lab[local]
-            order = {int(k): i for i, k in enumerate(np.unique(kept_rows).tolist())}
-            parts = [kept_tok[k] for k in order]
-            koff = np.zeros(len(parts) + 1, dtype=np.int64)
-            np.cumsum([p.shape[0] for p in parts], out=koff[1:])
-            ktok = np.concatenate(parts) if parts else np.empty(0, np.uint64)
-            kdoc = np.array([order[int(k)] for k in kept_rows.tolist()], dtype=np.int64)
-            sim = _to_kept(tok, off, at[local], ktok, koff, kdoc)
-            for d, s, k in zip(local.tolist(), sim.tolist(), kept_rows.tolist(), strict=True):
-                row = start + d
-                if row in prec_at:
-                    prec_sim[prec_at[row]] = s
-                    if s < threshold:  # shown in the report beside its kept document
-                        prec_text[row] = texts[d][:SHOWN_TEXT]
-                if k in least and s < least[k][0]:
-                    least[k] = (s, row, texts[d][:SHOWN_TEXT])
+        # only the documents a sample needs, gathered into groups (fewer, larger calls):
+        # the recall sample, the precision sample, the kept documents they are compared
+        # with, the largest clusters' members
+        sel = np.flatnonzero(wanted[rows])
+        group_rows.append(rows[sel])
+        group_texts += [texts[d] for d in sel.tolist()]
+        group_chars += sum(len(texts[d]) for d in sel.tolist())
         start += b
         if progress is not None:
             progress(start)
-        lap("precision")
+        lap("read")
+        if len(group_texts) >= GROUP_DOCUMENTS or group_chars >= GROUP_CHARACTERS:
+            process(np.concatenate(group_rows), group_texts)
+            group_rows, group_texts, group_chars = [], [], 0
+    lap("read")
+    if group_texts:
+        process(np.concatenate(group_rows), group_texts)
     if start != n:
         raise ValueError(
             f"the corpus has {start:,} documents and the run {n:,}; accepted: the corpus the "
@@ -259,12 +278,14 @@ def audit_labels(
 
     ok = int(np.count_nonzero(prec_sim >= threshold))
     precision = proportion_interval(ok, prec_rows.shape[0], removed_rows.shape[0])
-    reach = scan.reach
-    recall = ratio_interval(reach[:, 1], reach.sum(axis=1), n)
-    m = anchor_rows.shape[0]
-    listed, drawn = scan.listed.sum(axis=0), scan.drawn.sum(axis=0)
-    weight = n / max(m, 1)
-    per_band = (listed + (drawn / q if q > 0 else 0)) * weight  # (20, 2): apart, together
+    pairs = sample_pairs(np.concatenate(s_tok) if s_tok else np.empty(0, np.uint64),
+                         np.concatenate(s_off), labels[anchor_rows], anchor_rows, threshold,
+                         floor, seed)  # fmt: skip
+    lap("pairs")
+    recall = pair_ratio_interval(pairs["found"], pairs["true"], m, n)
+    listed, drawn = pairs["listed"], pairs["drawn"]
+    weight = n * (n - 1) / (m * (m - 1)) if m >= 2 else 0.0  # 1 / π₂
+    per_band = (listed + drawn * pairs["drawn_weight"]) * weight  # (20, 2): apart, together
     by_similarity = [
         {
             "low": round(k * BAND_WIDTH, 2),
@@ -287,7 +308,7 @@ def audit_labels(
     ]
     missed = [
         {"a": int(a), "b": int(x), "jaccard": inter / union}
-        for a, x, inter, union in scan.examples()[:50].tolist()
+        for a, x, inter, union in pairs["missed"][:50].tolist()
     ]
     order = np.argsort(prec_sim, kind="stable")
     worst_removed = [
@@ -301,15 +322,15 @@ def audit_labels(
         for i in order[:20].tolist()
         if prec_sim[i] < threshold
     ]
-    pairs_checked = int(listed.sum() + drawn.sum()) + prec_rows.shape[0]
+    pairs_checked = pairs["verified"] + prec_rows.shape[0]
     return {
         "precision": precision,
         "precision_counts": (ok, int(prec_rows.shape[0]), int(removed_rows.shape[0])),
         "recall": recall,
-        "recall_counts": (int(reach[:, 1].sum()), int(reach.sum()), m),
+        "recall_counts": (int(pairs["found"].sum()) // 2, int(pairs["true"].sum()) // 2, m),
         "by_similarity": by_similarity,
         "floor": floor,
-        "q": q,
+        "q": 1.0 / pairs["drawn_weight"] if pairs["drawn_weight"] else 0.0,
         "giant": giant,
         "missed": missed,
         "worst_removed": worst_removed,

@@ -152,7 +152,7 @@ def html_report(result: dict) -> str:
             "Recall",
             r,
             f"true pairs put in one cluster ({r['found']:,} of "
-            f"{r['true_pairs']:,} found around {r['anchors']:,} sampled documents)",
+            f"{r['true_pairs']:,} found among {r['anchors']:,} sampled documents)",
         ),
         "</div>",
         "<h2>Alarms</h2>",
@@ -243,10 +243,10 @@ def html_report(result: dict) -> str:
     body.append(
         f"<h2>How this was measured</h2><p class='cap'>Precision: {s['removed_checked']:,} "
         "removed documents drawn at random, each compared exactly with its cluster's kept "
-        f"document (Wilson interval). Recall: {s['anchors']:,} documents drawn at random, each "
-        "compared with every later document of the corpus (all pairs above a floor found by a "
-        "prefix filter, a uniform sample below it); the share of their true pairs in one "
-        "cluster, with the ratio estimator's interval. "
+        f"document (Wilson interval). Recall: {s['anchors']:,} documents drawn at random and "
+        "compared with each other (every pair above a floor found by an exact similarity "
+        "join, a uniform sample of pairs below it); the share of their true pairs in one "
+        "cluster, with the interval of a ratio over the pairs of a sample. "
         f"{s['pairs']:,} pairs verified exactly; seed {s['seed']}.</p>"
     )
     return (

@@ -1,9 +1,9 @@
-"""Documents as sets of 64-bit shingle hashes, and the order the audit's scan filters by.
+"""Documents as sets of 64-bit shingle hashes.
 
-The audit compares a sample of documents (its anchors) with every document of the corpus
-in one pass (:mod:`nearsim.audit.scan`). Each document becomes the sorted set of the
-64-bit hashes of its shingles, cut from the same normalised text as the run's shingles;
-two documents' exact Jaccard is then the overlap of two sorted arrays.
+The audit compares documents of its samples exactly (:mod:`nearsim.audit.measure`,
+:mod:`nearsim.audit.pairs`). Each document becomes the sorted set of the 64-bit hashes of
+its shingles, cut from the same normalised text as the run's shingles; two documents'
+exact Jaccard is then the overlap of two sorted arrays.
 
 The hash (:func:`shingle_hash`): a shingle of at most 7 bytes is read as one 64-bit number
 (its bytes and, in the top byte, its length) and mixed by MurmurHash3's 64-bit finaliser, a
@@ -12,13 +12,6 @@ bijection: two distinct shingles of up to 7 bytes (character 5-grams of ASCII te
 the state, each through the same finaliser; two of them share a hash with probability
 about 2⁻⁶⁴, so over a corpus of 10⁸ distinct long shingles the chance that any two
 collide is about 3·10⁻⁴, and a collision moves one overlap by one.
-
-The scan's prefix filter needs one global order of the shingles, rarest first. It is fixed
-by a pilot (the corpus's first batch): a shingle's place is a frequency class read from a
-table of 2²⁰ bytes indexed by the hash's low 20 bits (the largest class of the pilot's
-shingles falling there: log-scaled document frequency), then the hash. Any fixed order
-gives the same pairs; a good one only makes the filter sharper, and a table this small
-stays in the processor's cache.
 """
 
 from __future__ import annotations
@@ -30,10 +23,8 @@ from nearsim.copies import _fmix64
 from nearsim.hashing import FlatTexts, doc_shingle_spans
 from nearsim.utils.arrays import pack_segments
 
-__all__ = ["FrequencyTable", "flat_tokens", "order_key", "order_keys", "shingle_hash"]
+__all__ = ["flat_tokens", "shingle_hash"]
 
-_CLASS_BITS = 20
-_CLASS_SHIFT = np.uint64(56)
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -111,46 +102,3 @@ def flat_tokens(flat: FlatTexts, docs: np.ndarray | None = None) -> tuple[np.nda
     offsets = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     return pack_segments(room, starts[:-1], offsets), offsets
-
-
-# -- the order: a frequency class per hash, from the pilot ---------------------------------------
-class FrequencyTable:
-    """The frequency class of every hash, from the pilot's documents.
-
-    Parameters
-    ----------
-    tokens : ndarray of uint64
-        The pilot documents' distinct hashes, back to back (:func:`flat_tokens`).
-
-    Attributes
-    ----------
-    classes : ndarray of uint8, shape (2**20,)
-        For each value of a hash's low 20 bits, the largest class ``round(8·log2(df))``
-        (df: documents of the pilot holding the shingle, 1 for one never seen) of the
-        pilot's hashes with those bits.
-    """
-
-    def __init__(self, tokens: np.ndarray) -> None:
-        values = np.sort(tokens)
-        starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
-        counts = np.diff(np.append(starts, values.shape[0]))
-        level = np.minimum(np.rint(8 * np.log2(np.maximum(counts, 1))), 255).astype(np.uint8)
-        slots = (values[starts] & np.uint64((1 << _CLASS_BITS) - 1)).astype(np.int64)
-        self.classes = np.zeros(1 << _CLASS_BITS, dtype=np.uint8)
-        np.maximum.at(self.classes, slots, level)
-
-
-@njit(cache=True, inline="always")
-def order_key(classes, h):
-    """A hash's place in the global order: its frequency class, then its bits (uint64)."""
-    level = np.uint64(classes[np.int64(h & np.uint64(classes.shape[0] - 1))])
-    return (level << _CLASS_SHIFT) | (h >> np.uint64(8))
-
-
-@njit(cache=True)
-def order_keys(classes, hashes):
-    """:func:`order_key` of each hash; uint64, shape (m,)."""
-    out = np.empty(hashes.shape[0], dtype=np.uint64)
-    for t in range(hashes.shape[0]):
-        out[t] = order_key(classes, hashes[t])
-    return out
