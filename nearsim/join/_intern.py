@@ -19,7 +19,6 @@ from __future__ import annotations
 from itertools import chain, compress
 
 import numpy as np
-import pandas as pd
 from numba import njit
 
 from nearsim.utils.threads import pool_map, threads
@@ -277,6 +276,8 @@ def _sorted_sets(offsets, tok, vocab):
 
 def _exact_codes(objects: np.ndarray):
     """Fallback interning by Python hashing (slower, always exact): ids and counts."""
+    import pandas as pd
+
     codes, uniques = pd.factorize(objects)
     return codes, np.bincount(codes, minlength=len(uniques))
 

@@ -35,12 +35,16 @@ tokens int32, each document's ids strictly increasing) and return rows
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 from numba import njit
 
 from nearsim.utils.arrays import grow, popcount64
 from nearsim.utils.threads import pool_map, threads
+
+if TYPE_CHECKING:  # pandas is loaded only where a frame is made
+    import pandas as pd
 
 # Verification bitsets: with at most this many distinct shingles every shingle gets an
 # exact bit; above, all are hashed into _HASHED_BITS bits for an upper bound on the overlap.
@@ -607,4 +611,6 @@ def frame(rows: np.ndarray, **extra: np.ndarray) -> pd.DataFrame:
     if not np.all((di > 0) | ((di == 0) & (np.diff(j) > 0))):
         order = np.lexsort((j, i))
         cols = {k: v[order] for k, v in cols.items()}
+    import pandas as pd
+
     return pd.DataFrame(cols)

@@ -34,9 +34,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nearsim.hashing import FlatShingles, flatten
 from nearsim.join import _kernels as _join
@@ -45,6 +45,9 @@ from nearsim.join.tokens import TokenSets, as_token_sets, checked_sets, n_docume
 from nearsim.utils.arrays import unique_int
 from nearsim.utils.validation import check_choice, check_threshold
 from nearsim.utils.validation_arrays import check_mask, check_pairs
+
+if TYPE_CHECKING:  # pandas is loaded only where a frame is made
+    import pandas as pd
 
 __all__ = [
     "AUTO_BRUTE_LIMIT",
@@ -330,6 +333,8 @@ class JoinFunnel:
         counts = [self.all_pairs, self.prefix, self.length, self.position, self.verified]
         counts = np.array([*counts, self.result], dtype=np.int64)
         removed = np.concatenate([[0], counts[:-1] - counts[1:]]).astype(np.int64)
+        import pandas as pd
+
         return pd.DataFrame({"step": steps, "pairs": counts, "removed": removed})
 
 

@@ -13,15 +13,18 @@ it. It does not depend on the detection threshold: compute it once per set of do
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nearsim.join import _kernels as _join
 from nearsim.join.exact import AUTO_BRUTE_LIMIT, join_rows, threshold_cut
 from nearsim.join.tokens import as_token_sets
 from nearsim.utils.validation import MAX_PAIRS, check_int, check_threshold
 from nearsim.utils.validation_arrays import check_mask
+
+if TYPE_CHECKING:  # pandas is loaded only where a frame is made
+    import pandas as pd
 
 __all__ = [
     "BAND_WIDTH",
@@ -308,6 +311,8 @@ def listed_pairs(sample: pd.DataFrame, threshold: float) -> pd.DataFrame | None:
         return None
     jac = sample["jaccard"].to_numpy()
     keep = ~sample["sampled"].to_numpy() & (jac >= threshold)
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "i": sample["i"].to_numpy()[keep],
