@@ -49,6 +49,7 @@ from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.tokens import flat_tokens
 from nearsim.hashing import flatten_texts
 from nearsim.join.sample import BAND_WIDTH, N_BANDS
+from nearsim.utils.arrays import sorted_overlap
 
 __all__ = ["DRAWN_PAIRS", "LARGEST", "audit_labels", "recall_sample_size"]
 
@@ -65,21 +66,6 @@ STAGES = ("read", "normalise", "hash sets", "pairs", "precision")
 corpus, normalising the texts the samples need, their sorted hash sets, the recall
 sample's pairs (:func:`nearsim.audit.pairs.sample_pairs`, after the pass), and the
 precision sample and largest clusters against their kept documents."""
-
-
-@njit(cache=True)
-def _overlap(x, y):
-    i = j = common = 0
-    while i < x.shape[0] and j < y.shape[0]:
-        if x[i] == y[j]:
-            common += 1
-            i += 1
-            j += 1
-        elif x[i] < y[j]:
-            i += 1
-        else:
-            j += 1
-    return common
 
 
 def recall_sample_size(sample: int, n: int) -> int:
@@ -109,7 +95,7 @@ def _to_kept(tok, off, docs, ktok, koff, kdoc):
         d, k = docs[i], kdoc[i]
         x = tok[off[d] : off[d + 1]]
         y = ktok[koff[k] : koff[k + 1]]
-        inter = _overlap(x, y)
+        inter = sorted_overlap(x, y)
         union = x.shape[0] + y.shape[0] - inter
         out[i] = inter / union if union else 1.0
     return out

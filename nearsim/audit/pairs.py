@@ -25,6 +25,7 @@ from numba import njit, prange
 from nearsim.join.exact import join_rows, threshold_cut
 from nearsim.join.sample import N_BANDS, similarity_band
 from nearsim.join.tokens import TokenSets
+from nearsim.utils.arrays import sorted_overlap
 
 __all__ = ["DRAWN_PAIRS", "EXAMPLES", "intern_hashes", "sample_pairs"]
 
@@ -44,18 +45,7 @@ def _sort_segments(values, offsets):
 def _overlaps(tok, off, a, b, out):
     """|set a[i] ∩ set b[i]| of sorted runs of distinct uint64, for each i."""
     for i in prange(a.shape[0]):
-        x_lo, x_hi, y_lo, y_hi = off[a[i]], off[a[i] + 1], off[b[i]], off[b[i] + 1]
-        common = 0
-        while x_lo < x_hi and y_lo < y_hi:
-            if tok[x_lo] == tok[y_lo]:
-                common += 1
-                x_lo += 1
-                y_lo += 1
-            elif tok[x_lo] < tok[y_lo]:
-                x_lo += 1
-            else:
-                y_lo += 1
-        out[i] = common
+        out[i] = sorted_overlap(tok[off[a[i]] : off[a[i] + 1]], tok[off[b[i]] : off[b[i] + 1]])
 
 
 @njit(cache=True)

@@ -19,6 +19,7 @@ from nearsim.hashing import text_shingles
 from nearsim.join.overlap import jaccard
 from nearsim.minhash import MinHasher, estimate_jaccard, standard_error
 from nearsim.shingling import KINDS
+from nearsim.utils.arrays import sorted_overlap
 from nearsim.utils.validation import ArgumentTypeError, check_banding, check_choice, check_int
 from nearsim.utils.validation_arrays import check_texts
 
@@ -468,17 +469,8 @@ def _sorted_overlaps(keys, offsets, first, second):
     """|A ∩ B| of each pair, by merging the two documents' sorted keys."""
     out = np.empty(first.shape[0], np.int64)
     for p in range(first.shape[0]):
-        a, a_end = offsets[first[p]], offsets[first[p] + 1]
-        b, b_end = offsets[second[p]], offsets[second[p] + 1]
-        common = 0
-        while a < a_end and b < b_end:
-            if keys[a] == keys[b]:
-                common += 1
-                a += 1
-                b += 1
-            elif keys[a] < keys[b]:
-                a += 1
-            else:
-                b += 1
-        out[p] = common
+        out[p] = sorted_overlap(
+            keys[offsets[first[p]] : offsets[first[p] + 1]],
+            keys[offsets[second[p]] : offsets[second[p] + 1]],
+        )
     return out

@@ -218,3 +218,19 @@ class GrowingRows:
     def array(self) -> np.ndarray:
         """Every row appended so far (the array itself: appending again would move it)."""
         return self._rows
+
+
+@njit(cache=True, nogil=True)
+def sorted_overlap(x, y):
+    """|x ∩ y| of two ascending arrays of distinct values, by merging them."""
+    i = j = common = 0
+    while i < x.shape[0] and j < y.shape[0]:
+        if x[i] == y[j]:
+            common += 1
+            i += 1
+            j += 1
+        elif x[i] < y[j]:
+            i += 1
+        else:
+            j += 1
+    return common
