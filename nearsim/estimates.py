@@ -17,19 +17,22 @@ ONE_BYTE_CHANCE = 1.0 / 256.0
 """Chance that two different 1-byte values agree: the collision rate the estimator removes."""
 
 
+@njit(cache=True, inline="always")
+def _agreeing(signatures, i, j):
+    """How many positions of rows i and j of ``signatures`` are equal."""
+    same = 0
+    for c in range(signatures.shape[1]):
+        same += signatures[i, c] == signatures[j, c]
+    return same
+
+
 @njit(cache=True, parallel=True)
 def _agreement_counts(signatures, codes, n):
     """How many positions agree, for each pair coded ``i · n + j`` (uint16: k ≤ 4,096)."""
     m = codes.shape[0]
-    k = signatures.shape[1]
     out = np.empty(m, dtype=np.uint16)
     for t in prange(m):
-        i = codes[t] // n
-        j = codes[t] % n
-        same = 0
-        for c in range(k):
-            same += signatures[i, c] == signatures[j, c]
-        out[t] = same
+        out[t] = _agreeing(signatures, codes[t] // n, codes[t] % n)
     return out
 
 
@@ -39,12 +42,7 @@ def _agreement(signatures, left, right):
     k = signatures.shape[1]
     out = np.empty(m, dtype=np.float64)
     for t in prange(m):
-        i = left[t]
-        j = right[t]
-        same = 0
-        for c in range(k):
-            same += signatures[i, c] == signatures[j, c]
-        out[t] = same / k
+        out[t] = _agreeing(signatures, left[t], right[t]) / k
     return out
 
 
