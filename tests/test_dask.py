@@ -260,12 +260,9 @@ def test_group_field_and_keep_apart_equal_the_local_engine_s(
         ) > 0
 
 
-def test_the_command_line_writes_the_fields_figures_as_the_local_engine(
-    tmp_path, scheduler, texts
-):
-    path = _fielded(tmp_path, texts)
-    args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--group-field", "src",
-            "--keep-apart", "lang"]  # fmt: skip
+def _local_and_dask_summaries(tmp_path, args, scheduler) -> tuple[dict, dict]:
+    """``nearsim ARGS`` with the local engine and with Dask: both succeed and write the same
+    clusters and pairs; their summaries (local, Dask)."""
     assert main([*args, "--out", str(tmp_path / "local")]) == 0
     dask_args = ["--engine", "dask", "--scheduler", scheduler]
     assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
@@ -276,6 +273,16 @@ def test_the_command_line_writes_the_fields_figures_as_the_local_engine(
     local, got = (
         json.loads((tmp_path / d / "summary.json").read_text()) for d in ("local", "dask")
     )
+    return local, got
+
+
+def test_the_command_line_writes_the_fields_figures_as_the_local_engine(
+    tmp_path, scheduler, texts
+):
+    path = _fielded(tmp_path, texts)
+    args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--group-field", "src",
+            "--keep-apart", "lang"]  # fmt: skip
+    local, got = _local_and_dask_summaries(tmp_path, args, scheduler)
     for key in ("removed_by_group", "kept_apart", "group_field", "keep_apart", "removed"):
         assert got[key] == local[key]
     assert list(got["removed_by_group"]) == list(local["removed_by_group"])
@@ -468,16 +475,7 @@ def test_a_different_job_in_the_same_folder_starts_afresh(tmp_path, scheduler, t
 def test_the_command_line_writes_the_local_engine_s_files(tmp_path, scheduler, texts):
     path = write_jsonl(tmp_path / "news.jsonl", ({"text": t} for t in texts))
     args = ["dedup", str(path), "--threshold", "0.7", "--quiet", "--verify", "exact"]
-    assert main([*args, "--out", str(tmp_path / "local")]) == 0
-    dask_args = ["--engine", "dask", "--scheduler", scheduler]
-    assert main([*args, "--out", str(tmp_path / "dask"), *dask_args]) == 0
-    for name in ("clusters.parquet", "pairs.parquet"):
-        pd.testing.assert_frame_equal(
-            pd.read_parquet(tmp_path / "dask" / name), pd.read_parquet(tmp_path / "local" / name)
-        )
-    local, got = (
-        json.loads((tmp_path / d / "summary.json").read_text()) for d in ("local", "dask")
-    )
+    local, got = _local_and_dask_summaries(tmp_path, args, scheduler)
     for key in ("documents", "candidates", "pairs", "clusters", "removed", "settings", "read"):
         assert got[key] == local[key]
 
