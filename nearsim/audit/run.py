@@ -226,7 +226,7 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
                 f"similar member (row {g['least_similar_row']}) has Jaccard "
                 f"{g['min_similarity_to_kept']:.2f} with the kept document, far below the "
                 f"threshold {threshold:g}; similar neighbours linked documents that are not "
-                "alike. Try --cluster-check true."
+                "alike. nearsim dedup --cluster-check true splits such chains."
             )
         if g["size"] >= 100 and g["size"] > GIANT_SHARE * n:
             why = "a chain of similar neighbours" if far else "copies of one text or template"
