@@ -542,6 +542,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--hot-size", type=int, default=1_000_000, help="the hot part's crawl")
     ap.add_argument("--hot-peer-size", type=int, default=100_000, help="hot: beside the peers")
     ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
+    ap.add_argument("--seeds", default="1,2,3", help="sketch: hash seeds at --peer-size")
     ap.add_argument("--report-only", action="store_true", help="only rebuild the section")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -551,6 +552,7 @@ def main(argv: list[str] | None = None) -> None:
         run_child(*args.child)
         return
     args.sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
+    args.seeds = tuple(int(s) for s in args.seeds.split(","))
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = set(parts) - set(PARTS)
     if unknown:
