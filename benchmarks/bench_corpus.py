@@ -52,6 +52,12 @@ be run apart, in any order, and again):
   orjson tokenizers 'xxhash<4'``) and text-dedup's MinHash. Each run's removed documents
   are counted by source (not timed). Its section of RESULTS.md is "corpus-hot"
   (``benchmarks/_hot_part.py``; child tasks in ``benchmarks/_hot_tasks.py``).
+* ``sketch``: ``nearsim dedup --sketch superminhash`` beside classic MinHash and rensa's
+  R-MinHash at 16 × 8 with the estimate filter, under each hash seed of ``--seeds`` at
+  100,000 documents (recall as mean ± standard error, and where each sketch loses the
+  true pairs), once at the larger ``--sizes``. Its section of RESULTS.md is
+  "corpus-sketch" (``benchmarks/_sketch_part.py``). The second sketch's recall goal:
+  ``--parts sketch --sizes 100000 --seeds 1,2,3,4,5,6,7,8,9,10`` (about six minutes).
 
 The machine is usually shared: the load average before and after each run is stored and
 shown; compare tools side by side within one part, never absolute times across days.
