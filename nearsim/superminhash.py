@@ -174,7 +174,8 @@ def _fold(xs, count, key, h, p, hist, mods, who):
     level. Each element's permutation so far is the list of its
     Fisher–Yates writes (``mods[t·count + e]``: element e's step t set entry kk_t to
     π(t), packed kk_t · 2¹⁶ + π(t); k ≤ 4096), read back by a scan (the last write to an
-    entry holds). The steps of one level are
+    entry holds); level by level in memory, so a long document that stops after one level
+    writes count entries of the scratch, not count · LEVELS. The steps of one level are
     independent of each other apart from the minima, so the processor overlaps them.
 
     A set too small for :data:`LEVELS` levels to reach every position (fewer than about
