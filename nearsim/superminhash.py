@@ -16,9 +16,9 @@ Algorithm 1 of the paper computes this lazily: the permutation is drawn by Fishe
 steps j = 0, 1, … and a shingle stops as soon as j exceeds every interval that still
 holds a position's value (a histogram of the intervals in use tells which), so the
 expected work is O(d + k log² k) for d shingles, against O(d·k) for MinHash. The kernel
-(:func:`_fold`) takes the same steps in another order — step 0 of every shingle, then
-step 1 of every shingle, … until every position holds a value below the next step — which
-takes only steps whose values can still be a minimum (on news items, 4.4 steps per
+(:func:`_fold`) takes the same kind of steps in another order — step 0 of every shingle,
+then step 1 of every shingle, … until every position holds a value below the next step —
+and so only steps whose values can still be a minimum (on news items, 4.4 steps per
 shingle instead of Algorithm 1's 15; on long documents, one); the signatures are
 Algorithm 1's, bit for bit.
 
