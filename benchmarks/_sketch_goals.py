@@ -6,7 +6,9 @@
   (goal: at least 100, and 5× the classic text path before its rework);
 * SuperMinHash's time on short news items over classic MinHash's (goal: at most 1.5);
 * classic MinHash now against the code before the text-path rework (goal: at least
-  1.5× faster on long documents), bit for bit the same signatures.
+  1.5× faster on long documents), bit for bit the same signatures;
+* SuperMinHash now against its kernel before it went level by level (``--smh-baseline``,
+  8d55d6e, Algorithm 1's order): bit for bit the same signatures, and the time saved.
 
 One numba thread; CPU seconds (``time.process_time``), best of ``--repeats`` rounds,
 the tools interleaved in every round, so that a busy machine slows them alike. The code
@@ -45,7 +47,8 @@ numba.set_num_threads(1)
 import numpy as np
 import nearsim as ns
 texts, out = pickle.load(open(sys.argv[1], "rb")), sys.argv[2]
-mh = ns.MinHasher(128, 1)
+# f1721c8's MinHasher has no sketch argument
+mh = ns.MinHasher(128, 1, **({} if sys.argv[3] == "minhash" else {"sketch": sys.argv[3]}))
 mh.text_signatures(texts[:50])
 print(__import__("os").path.dirname(ns.__file__))
 t0 = time.process_time()
@@ -63,13 +66,13 @@ def _export(commit: str, folder: str) -> str:
     return folder
 
 
-def _baseline_run(folder: str, texts_path: str, sig_path: str) -> float:
+def _baseline_run(folder: str, texts_path: str, sig_path: str, sketch: str = "minhash") -> float:
     """The old code's CPU seconds, in a child started in ``folder``: ``python -c`` puts
     its working folder first on sys.path, before PYTHONPATH, so a child started from the
     repository imported today's nearsim instead (until 2026-12-03 13:10 UTC this check
     timed today's code against itself)."""
     env = {**os.environ, "PYTHONPATH": folder, "NUMBA_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, "-c", _CHILD, texts_path, sig_path], env=env,
+    done = subprocess.run([sys.executable, "-c", _CHILD, texts_path, sig_path, sketch], env=env,
                           cwd=folder, check=True, capture_output=True, text=True)  # fmt: skip
     first, seconds = done.stdout.split()[-2:]
     if os.path.realpath(first) != os.path.realpath(os.path.join(folder, "nearsim")):
@@ -96,9 +99,10 @@ def goals_part(args) -> None:
         classic.text_signatures(texts[:50])
         smh.text_signatures(texts[:50])
     best: dict[tuple[str, str], float] = {}
-    same = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    same, same_smh = {}, {}
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp2:
         base = None if args.baseline == "none" else _export(args.baseline, tmp)
+        smh_base = None if args.smh_baseline == "none" else _export(args.smh_baseline, tmp2)
         paths = {}
         for name, texts in corpora.items():
             paths[name] = os.path.join(tmp, f"{name}.pkl")
@@ -118,19 +122,26 @@ def goals_part(args) -> None:
                     t = _baseline_run(base, paths[name], sig_path)
                     best[name, "before"] = min(best.get((name, "before"), np.inf), t)
                     same[name] = bool((np.load(sig_path) == classic.text_signatures(texts)).all())
+                if smh_base is not None:
+                    sig_path = os.path.join(tmp, f"{name}-smh-sig.npy")
+                    t = _baseline_run(smh_base, paths[name], sig_path, "superminhash")
+                    best[name, "smh-before"] = min(best.get((name, "smh-before"), np.inf), t)
+                    same_smh[name] = bool((np.load(sig_path) == smh.text_signatures(texts)).all())
             load.append(os.getloadavg()[0])
     mb = {n: sum(len(t.encode("utf-8", "surrogatepass")) for t in ts) / 1e6
           for n, ts in corpora.items()}  # fmt: skip
     rows = []
     for name in corpora:
-        for tool in ("before", "classic", "superminhash"):
+        for tool in ("before", "classic", "smh-before", "superminhash"):
             if (name, tool) not in best:
                 continue
             t = best[name, tool]
             rows.append({
                 "corpus": name,
                 "code": {"before": f"classic, before the rework ({args.baseline})",
-                         "classic": "classic MinHash", "superminhash": "SuperMinHash"}[tool],
+                         "classic": "classic MinHash",
+                         "smh-before": f"SuperMinHash, Algorithm 1's order ({args.smh_baseline})",
+                         "superminhash": "SuperMinHash"}[tool],
                 "CPU s": f"{t:.3f}",
                 "MB / CPU-s": f"{mb[name] / t:.1f}",
                 "time ÷ classic's": f"{t / best[name, 'classic']:.2f}",
@@ -150,6 +161,15 @@ def goals_part(args) -> None:
             ("SuperMinHash: speed over classic before the rework, long documents ≥ 5×",
              f"{best['long', 'before'] / best['long', 'superminhash']:.2f}×"),
             ("classic signatures the same as before, bit for bit", str(all(same.values()))),
+        ]  # fmt: skip
+    if smh_base is not None:
+        goals += [
+            ("SuperMinHash: speed over Algorithm 1's order, news items",
+             f"{best['news', 'smh-before'] / best['news', 'superminhash']:.2f}×"),
+            ("SuperMinHash: speed over Algorithm 1's order, long documents",
+             f"{best['long', 'smh-before'] / best['long', 'superminhash']:.2f}×"),
+            ("SuperMinHash signatures the same as Algorithm 1's order, bit for bit",
+             str(all(same_smh.values()))),
         ]  # fmt: skip
     for goal, value in goals:
         print(f"{goal}: {value}")

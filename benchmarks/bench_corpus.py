@@ -52,6 +52,12 @@ be run apart, in any order, and again):
   orjson tokenizers 'xxhash<4'``) and text-dedup's MinHash. Each run's removed documents
   are counted by source (not timed). Its section of RESULTS.md is "corpus-hot"
   (``benchmarks/_hot_part.py``; child tasks in ``benchmarks/_hot_tasks.py``).
+* ``sketch``: ``nearsim dedup --sketch superminhash`` beside classic MinHash and rensa's
+  R-MinHash at 16 × 8 with the estimate filter, under each hash seed of ``--seeds`` at
+  100,000 documents (recall as mean ± standard error, and where each sketch loses the
+  true pairs), once at the larger ``--sizes``. Its section of RESULTS.md is
+  "corpus-sketch" (``benchmarks/_sketch_part.py``). The second sketch's recall goal:
+  ``--parts sketch --sizes 100000 --seeds 1,2,3,4,5,6,7,8,9,10`` (about six minutes).
 
 The machine is usually shared: the load average before and after each run is stored and
 shown; compare tools side by side within one part, never absolute times across days.
@@ -542,6 +548,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--hot-size", type=int, default=1_000_000, help="the hot part's crawl")
     ap.add_argument("--hot-peer-size", type=int, default=100_000, help="hot: beside the peers")
     ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
+    ap.add_argument("--seeds", default="1,2,3", help="sketch: hash seeds at --peer-size")
     ap.add_argument("--report-only", action="store_true", help="only rebuild the section")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -551,6 +558,7 @@ def main(argv: list[str] | None = None) -> None:
         run_child(*args.child)
         return
     args.sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
+    args.seeds = tuple(int(s) for s in args.seeds.split(","))
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = set(parts) - set(PARTS)
     if unknown:

@@ -10,7 +10,8 @@ char 5-grams, k = 128. Times are the best of three runs after a warm-up (the war
 compiles and caches the numba kernels); ratios are what matters.
 
 ``--parts goals`` writes the "sketch-goals" section: just the second sketch's goals,
-quickly (``benchmarks/_sketch_goals.py``; ``--baseline none`` skips the old code).
+quickly (``benchmarks/_sketch_goals.py``; ``--baseline none`` and ``--smh-baseline none``
+skip the old code).
 
 ``--parts sketches`` writes the "sketches" section: signing throughput per CPU-second
 (one thread each) of classic MinHash and SuperMinHash from raw text, beside rensa's
@@ -62,6 +63,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="goals: interleaved rounds")
     parser.add_argument("--baseline", default="f1721c8",
                         help="goals: the commit before the text-path rework, or none")
+    parser.add_argument("--smh-baseline", default="8d55d6e",
+                        help="goals: SuperMinHash's commit before the level-by-level kernel")
     args = parser.parse_args()
     parts = args.parts.split(",")
     if "signatures" in parts:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from superminhash_reference import algorithm1, alpha, full_permutations, value
+from superminhash_reference import _index as index
+from superminhash_reference import algorithm1, alpha, full_permutations, stream, value
 from support import known_pair, one_numba_thread
 
 import nearsim as ns
@@ -38,8 +39,9 @@ def test_kernel_equals_algorithm_1_written_from_the_paper(shingles, m, seed):
 @pytest.mark.parametrize("m", [1, 2, 3, 8, 32, 128])
 @pytest.mark.parametrize("n", [60, 700, 3000])
 def test_fold_stretches_equal_the_reference(m, n):
-    """Enough elements to reach a = 1 and a = 0 (the kernel's own loops for them), with
-    repeats, against Algorithm 1; the winners' own values give the signature back."""
+    """Small and large sets (the kernel goes level by level, then element by element
+    when the levels did not fill every position), with repeats, against Algorithm 1;
+    the winners' own values give the signature back."""
     rng = np.random.default_rng(m * 10_000 + n)
     xs = rng.integers(0, 2**64, size=n, dtype=np.uint64)
     xs[n // 2 :: 7] = xs[: len(xs[n // 2 :: 7])]  # repeats
@@ -49,9 +51,45 @@ def test_fold_stretches_equal_the_reference(m, n):
     assert all(a[pos] == sig[pos] for pos, a in enumerate(again))
 
 
+def levels_needed(xs, m, seed):
+    """How many levels (step 0 of every element, step 1 of every element, …) fill every
+    position with a value below the next level, from the reference's random numbers."""
+    perms = [list(range(m)) for _ in xs]
+    streams = [stream(x, seed) for x in xs]
+    best = [math.inf] * m
+    for j in range(m):
+        for perm, rand in zip(perms, streams, strict=True):
+            r, low = next(rand)
+            k = index(low, j, m)
+            perm[j], perm[k] = perm[k], perm[j]
+            best[perm[j]] = min(best[perm[j]], j + r)
+        if max(best) < j + 1:
+            return j + 1
+    return m
+
+
+def test_sets_ending_at_every_level_equal_the_reference():
+    """Sets that fill every position after each number of levels up to LEVELS, and
+    smaller ones that go on element by element after LEVELS levels (their permutations
+    so far carried over), against Algorithm 1; each winner alone gives its value."""
+    rng = np.random.default_rng(11)
+    seen = set()
+    for m in (9, 16, 40, 128):
+        for n in sorted({int(v) for v in np.geomspace(1, 6 * m, 30)}):
+            for seed in range(2):
+                xs = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+                who, sig = superminhash.winners(xs, m, seed)
+                assert sig.tolist() == algorithm1(xs.tolist(), m, seed), (m, n, seed)
+                for pos, w in enumerate(who.tolist()):
+                    assert superminhash.winners(xs[[w]], m, seed)[1][pos] == sig[pos]
+                seen.add(min(levels_needed(xs.tolist(), m, seed), superminhash.LEVELS + 1))
+    assert seen >= set(range(2, superminhash.LEVELS + 2)), seen  # every level, and beyond
+
+
 def test_sets_ending_in_every_stretch_equal_the_reference():
-    """Small k and every set size up to 40, so that sets end while a > 1, a = 1 (where
-    step 1's position matters: k₁ = k₀ one time in k − 1) and a = 0."""
+    """Small k (at most LEVELS: every set ends level by level) and every set size up to
+    40, so that sets end at every level (where step 1's position matters: k₁ = k₀ one
+    time in k − 1)."""
     rng = np.random.default_rng(7)
     for m in range(2, 9):
         for n in range(1, 41):
