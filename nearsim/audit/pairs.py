@@ -25,7 +25,7 @@ from numba import njit, prange
 from nearsim.join.exact import join_rows, threshold_cut
 from nearsim.join.sample import N_BANDS, similarity_band
 from nearsim.join.tokens import TokenSets
-from nearsim.utils.arrays import sorted_overlap
+from nearsim.utils.arrays import pack_segments, sorted_overlap
 
 __all__ = ["DRAWN_PAIRS", "EXAMPLES", "intern_hashes", "sample_pairs"]
 
@@ -188,7 +188,7 @@ def _listed_pairs(tok, off, floor):
     lens = size[first]
     r_off = np.zeros(first.shape[0] + 1, dtype=np.int64)
     np.cumsum(lens, out=r_off[1:])
-    r_tok = tok[np.repeat(off[first] - r_off[:-1], lens) + np.arange(r_off[-1])]
+    r_tok = pack_segments(tok, off[first], r_off)  # a gather of 8 M hashes, no index array
     join, _ = join_rows(intern_hashes(r_tok, r_off), threshold_cut(floor), "auto", None)
     u, v, inter, union = (join[:, k].astype(np.int64) for k in range(4))
     members = np.argsort(cls, kind="stable")  # each class's documents, ascending

@@ -130,6 +130,40 @@ def parse_block(
     return texts.to_pylist(), ids.to_pylist(), *extra
 
 
+def parse_columns(block: bytes, id_field: str | None, fields: tuple[str, ...]) -> tuple | None:
+    """The ids (as str, or None without ``id_field``) and further fields of a block of JSON
+    lines, one value per line, without the text; or None (as :func:`parse_block`, the text
+    field aside: it is neither read nor checked). For a reader that needs these fields on
+    every line but the text of only a few (:mod:`nearsim.io.wanted`)."""
+    if b"\x00" in block or _BOM in block or id_field in fields:
+        return None
+    body = block[:-1] if block.endswith(b"\n") else block
+    if _BLANK_LINE.search(b"\n" + body + b"\n") is not None:
+        return None
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    id_type = _id_type(block, id_field)
+    extra_types = _field_types(block, fields)
+    if id_type is False or extra_types is None:
+        return None
+    table = _read(block, None, id_field, id_type, dict(zip(fields, extra_types, strict=True)))
+    if table is None or table.num_rows != line_count(block):
+        return None
+    extra = [_texts(table.column(f)) for f in fields]
+    if id_field is None:
+        return None, *extra
+    ids = table.column(id_field)
+    if ids.null_count:
+        return None
+    if id_type == "int64":
+        import pyarrow.compute as pc
+
+        ids = pc.cast(ids, "string")
+    return ids.to_pylist(), *extra
+
+
 def _texts(column) -> list[str]:
     """A further field's values as str, null as ""."""
     import pyarrow.compute as pc
@@ -182,7 +216,7 @@ def _id_type(block: bytes, id_field: str | None) -> str | bool | None:
 
 def _read(
     block: bytes,
-    text_field: str,
+    text_field: str | None,
     id_field: str | None,
     id_type: str | None,
     extra: dict[str, str] | None = None,
@@ -191,7 +225,7 @@ def _read(
     import pyarrow as pa
     import pyarrow.json as pj
 
-    fields = [(text_field, pa.string())]
+    fields = [(text_field, pa.string())] if text_field is not None else []
     if id_field is not None:
         fields.append((id_field, pa.int64() if id_type == "int64" else pa.string()))
     for name, kind in (extra or {}).items():
