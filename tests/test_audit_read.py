@@ -250,3 +250,20 @@ def test_the_audit_reads_only_the_wanted_rows(run, monkeypatch):
     monkeypatch.setattr(audit_run, "read_rows", spy)
     res = audit(path, run=out, id_field="id", sample=10, seed=0)
     assert sum(seen) == res["sample"]["hashed"] < 400
+
+
+def test_a_field_read_on_every_row_is_checked_on_every_row(tmp_path):
+    """Invalid UTF-8 in an id read for every row (another tool's table) is named as the
+    corpus reader names it, though pyarrow reads it without complaint; invalid UTF-8 in
+    the text of a line that is not wanted is not looked at."""
+    path = tmp_path / "c.jsonl"
+    good = [json.dumps({"text": f"t{i}", "id": f"d{i}"}).encode() for i in range(4)]
+    path.write_bytes(b"\n".join([*good[:2], b'{"text": "x", "id": "a\xffb"}', *good[2:]]) + b"\n")
+    with pytest.raises(ValueError) as expected:
+        list(ns.iter_corpus(path, id_field="id"))
+    with pytest.raises(ValueError) as got:
+        list(read_rows(path, np.zeros(0, dtype=bool), id_field="id", every_id=True))
+    assert str(got.value) == str(expected.value) and "line 3" in str(got.value)
+    path.write_bytes(b"\n".join([*good[:2], b'{"text": "x\xff", "id": "d9"}', *good[2:]]) + b"\n")
+    parts = list(read_rows(path, np.zeros(0, dtype=bool), id_field="id", every_id=True))
+    assert _collect(parts)[4]["id"] == ["d0", "d1", "d9", "d2", "d3"]

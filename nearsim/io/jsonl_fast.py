@@ -130,26 +130,39 @@ def parse_block(
     return texts.to_pylist(), ids.to_pylist(), *extra
 
 
-def parse_columns(block: bytes, id_field: str | None, fields: tuple[str, ...]) -> tuple | None:
+def parse_columns(
+    block: bytes,
+    id_field: str | None,
+    fields: tuple[str, ...],
+    *,
+    no_blank_line: bool = False,
+    lines: int | None = None,
+) -> tuple | None:
     """The ids (as str, or None without ``id_field``) and further fields of a block of JSON
-    lines, one value per line, without the text; or None (as :func:`parse_block`, the text
-    field aside: it is neither read nor checked). For a reader that needs these fields on
-    every line but the text of only a few (:mod:`nearsim.io.wanted`)."""
+    lines, one value per line, without the text; or None (as :func:`parse_block`). For a
+    reader that needs these fields on every line but the text of only a few
+    (:mod:`nearsim.io.wanted`): the text field is neither read nor checked, and UTF-8 is
+    checked in the fields read only. ``no_blank_line``: the caller has found no blank line
+    in the block (the search is then skipped); ``lines``: its number of lines, if known."""
     if b"\x00" in block or _BOM in block or id_field in fields:
         return None
-    body = block[:-1] if block.endswith(b"\n") else block
-    if _BLANK_LINE.search(b"\n" + body + b"\n") is not None:
-        return None
-    try:
-        block.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    if not no_blank_line:
+        body = block[:-1] if block.endswith(b"\n") else block
+        if _BLANK_LINE.search(b"\n" + body + b"\n") is not None:
+            return None
     id_type = _id_type(block, id_field)
     extra_types = _field_types(block, fields)
     if id_type is False or extra_types is None:
         return None
     table = _read(block, None, id_field, id_type, dict(zip(fields, extra_types, strict=True)))
-    if table is None or table.num_rows != line_count(block):
+    if table is None or table.num_rows != (line_count(block) if lines is None else lines):
+        return None
+    import pyarrow as pa
+
+    try:  # pyarrow reads invalid UTF-8 into a string column; the line reader rejects it
+        for column in table.columns:
+            column.validate(full=True)
+    except pa.ArrowInvalid:
         return None
     extra = [_texts(table.column(f)) for f in fields]
     if id_field is None:

@@ -179,12 +179,13 @@ def _jsonl_rows(path: Path, first_row, wanted, text_field, id_field, every_id, f
                         [i for i, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(),
                                                           strict=True))
                          if block[a:b].strip()], dtype=np.int64)  # fmt: skip
+                blank = lines.shape[0] != ends.shape[0]
                 count = lines.shape[0]
                 local = _wanted_in(wanted, row, count)
                 every = {}
                 if every_id or fields:
-                    every = _every(block, before, row, label, path, text_field, id_field,
-                                   every_id, fields, sink)  # fmt: skip
+                    every = _every(block, None if blank else count, before, row, label, path,
+                                   text_field, id_field, every_id, fields, sink)  # fmt: skip
                 ids, texts = _texts(block, starts[lines[local]], ends[lines[local]],
                                     before + 1 + lines[local], path, text_field, id_field,
                                     sink)  # fmt: skip
@@ -216,10 +217,14 @@ def _texts(block, starts, ends, line_numbers, path, text_field, id_field, sink):
     return (ids if id_field is not None else []), texts
 
 
-def _every(block, before, row, label, path, text_field, id_field, every_id, fields, sink):
-    """The fields needed on every line of the block: pyarrow without the text, else the
-    line-by-line reader (which checks each line whole)."""
-    parsed = parse_columns(block, id_field if every_id else None, fields)
+def _every(block, lines, before, row, label, path, text_field, id_field, every_id, fields, sink):
+    """The fields needed on every line of the block (``lines`` of them, None when one is
+    blank): pyarrow without the text, else (a blank line, anything pyarrow refuses) the
+    line-by-line reader, which checks each line whole."""
+    parsed = None
+    if lines is not None:
+        parsed = parse_columns(block, id_field if every_id else None, fields,
+                               no_blank_line=True, lines=lines)  # fmt: skip
     if parsed is not None:
         ids, *values = parsed
     else:
