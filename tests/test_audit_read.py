@@ -180,13 +180,12 @@ def run(tmp_path_factory):
 
 
 def _whole(monkeypatch):
-    """Make the audit read every document through the corpus reader (the earlier path),
-    by giving :func:`read_rows` a corpus that is not all JSON lines."""
+    """Make the audit read every document through the corpus reader (the earlier path):
+    :func:`read_rows` picks the wanted rows from the reader's batches for a corpus whose
+    files it does not read itself."""
     from nearsim.io import wanted as module
 
-    original = module.file_format
-    monkeypatch.setattr(module, "file_format", lambda p: "parquet" if original(p) == "jsonl"
-                        else original(p))  # fmt: skip
+    monkeypatch.setattr(module, "file_format", lambda p: "other")
 
 
 def _public(result: dict) -> dict:
@@ -207,13 +206,18 @@ def test_the_audit_is_the_same_as_one_that_reads_every_document(run, monkeypatch
         dict(run=out, group_field="src", keep_apart="src", sample=40, seed=2),
         dict(clusters=table, cluster_field="cluster", group_field="src", sample=30, seed=1),
     ]
-    fast = [audit(path, id_field="id", **job) for job in jobs]
+    parquet = out.parent / "news.parquet"
+    pd.read_json(path, lines=True, dtype=False).to_parquet(parquet, row_group_size=150)
+    corpora = [path, path, parquet]
+    jobs.append(jobs[0])
+    fast = [audit(c, id_field="id", **job) for c, job in zip(corpora, jobs, strict=True)]
     with monkeypatch.context() as m:
         _whole(m)
-        slow = [audit(path, id_field="id", **job) for job in jobs]
+        slow = [audit(c, id_field="id", **job) for c, job in zip(corpora, jobs, strict=True)]
     for f, s in zip(fast, slow, strict=True):
         assert _public(f) == _public(s)
         assert f["sample"]["hashed"] < 400
+    assert _public(fast[2]) | {"source": ""} == _public(fast[0]) | {"source": ""}
     assert fast[0]["removed"]["by_group"]
 
 
@@ -267,3 +271,34 @@ def test_a_field_read_on_every_row_is_checked_on_every_row(tmp_path):
     path.write_bytes(b"\n".join([*good[:2], b'{"text": "x\xff", "id": "d9"}', *good[2:]]) + b"\n")
     parts = list(read_rows(path, np.zeros(0, dtype=bool), id_field="id", every_id=True))
     assert _collect(parts)[4]["id"] == ["d0", "d1", "d9", "d2", "d3"]
+
+
+def test_parquet_rows_and_nulls_as_the_corpus_reader(tmp_path):
+    """Parquet: integer ids, a further field missing from the file (every value ""),
+    batches of 16,384 rows across row groups; a null text or id is named at the same row
+    index as the corpus reader names it, even on a row that is not wanted."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 40_000
+    path = tmp_path / "c.parquet"
+    table = pa.table({"text": [f"t{i}" for i in range(n)], "id": list(range(n))})
+    pq.write_table(table, path, row_group_size=7_000)
+    wanted = np.zeros(n, dtype=bool)
+    wanted[[0, 16_383, 16_384, 39_999]] = True
+    parts = list(read_rows(path, wanted, id_field="id", every_id=True, fields=("src",)))
+    rows, count, ids, texts, every = _collect(parts)
+    assert (rows.tolist(), count) == ([0, 16_383, 16_384, 39_999], n)
+    assert ids == ["0", "16383", "16384", "39999"] and texts == ["t0", "t16383", "t16384",
+                                                                  "t39999"]  # fmt: skip
+    assert every["id"] == [str(i) for i in range(n)] and every["src"] == [""] * n
+    for column, row in (("id", 20_001), ("text", 20_005)):
+        values = table.column(column).to_pylist()
+        values[row] = None
+        pq.write_table(table.set_column(table.schema.get_field_index(column), column,
+                                        pa.array(values)), path)  # fmt: skip
+        with pytest.raises(ValueError) as expected:
+            list(ns.iter_corpus(path, id_field="id"))
+        with pytest.raises(ValueError) as got:
+            list(read_rows(path, np.zeros(n, dtype=bool), id_field="id"))
+        assert str(got.value) == str(expected.value) and f"row index {row}" in str(got.value)

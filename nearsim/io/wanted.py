@@ -17,7 +17,9 @@ What is not checked: a line that is neither wanted nor needed for an ``every`` f
 only counted. It is not parsed, so a line there that is not JSON, not an object, lacks the
 text field, or holds invalid UTF-8 or NUL bytes is not reported (the corpus reader
 reports it), and its id is not read (only wanted rows' ids are). A blank line is still
-not a record. Other formats (Parquet, CSV, text files) are read whole by the corpus reader
+not a record. Parquet files: Arrow reads the text (and id) column of every row and checks
+it for nulls, and only the wanted rows' values become Python strings. A corpus with CSV,
+text or HTML files is read whole by the corpus reader
 (:func:`nearsim.io.corpora.iter_corpus`) and the wanted rows picked from its batches.
 """
 
@@ -31,8 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from nearsim.io.corpora import CorpusReport, _check_fields, _expand, iter_corpus
-from nearsim.io.fields import check_fields
+from nearsim.io.fields import arrow_field_texts, check_fields
 from nearsim.io.formats import (
+    _CHUNK,
     _DAMAGED,
     Sink,
     _json_lines,
@@ -42,6 +45,8 @@ from nearsim.io.formats import (
     _readable_lines,
     _unreadable,
     file_format,
+    open_parquet,
+    parquet_problem,
 )
 from nearsim.io.jsonl_fast import _BLANK_LINE, blocks, parse_block, parse_columns
 
@@ -117,12 +122,14 @@ def read_rows(
         raise TypeError(f"wanted is {wanted.dtype} of shape {wanted.shape}; accepted: 1-d bool")
     if every_id and id_field is None:
         raise ValueError("every_id=True needs an id_field (without one, ids are positions)")
-    if any(file_format(p) != "jsonl" for p in files):
+    kinds = [file_format(p) for p in files]
+    if any(k not in ("jsonl", "parquet") for k in kinds):
         yield from _picked(files, wanted, text_field, id_field, every_id, fields)
         return
     start = 0
-    for path in files:
-        for part in _jsonl_rows(path, start, wanted, text_field, id_field, every_id, fields):
+    for path, kind in zip(files, kinds, strict=True):
+        read = _jsonl_rows if kind == "jsonl" else _parquet_rows
+        for part in read(path, start, wanted, text_field, id_field, every_id, fields):
             start = part.start + part.count
             yield part
 
@@ -140,6 +147,50 @@ def _picked(files, wanted, text_field, id_field, every_id, fields) -> Iterator[R
         yield Rows(start, count, local + start, [ids[i] for i in local.tolist()],
                    [texts[i] for i in local.tolist()], every)  # fmt: skip
         start += count
+
+
+def _parquet_rows(path, first_row, wanted, text_field, id_field, every_id, fields):
+    """A Parquet file's batches: nulls in the text and id columns found by Arrow on every
+    row (the corpus reader's message for the first), only the wanted rows' values turned
+    into Python strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    label = _label(path)
+    parquet = open_parquet(path)
+    problem = parquet_problem(parquet, path, text_field, id_field)
+    if problem:
+        raise ValueError(problem + f" (all {parquet.metadata.num_rows:,} rows)")
+    names = parquet.schema_arrow.names
+    columns = [text_field] if id_field in (None, text_field) else [text_field, id_field]
+    columns += [f for f in fields if f in names and f not in columns]
+    row = first_row
+    for batch in parquet.iter_batches(batch_size=_CHUNK * 4, columns=columns):
+        count = batch.num_rows
+        text = batch.column(text_field)
+        ident = batch.column(id_field) if id_field is not None else None
+        if text.null_count or (ident is not None and ident.null_count):
+            valid = text.is_valid()
+            if ident is not None:
+                valid = pc.and_(valid, ident.is_valid())
+            at = int(pc.index(valid, False).as_py())
+            what = "text" if not text[at].is_valid else "id"
+            where = f"{label}, row index {row - first_row + at}"
+            raise ValueError(f"{where}: the {what} is null; accepted: a string")
+        local = _wanted_in(wanted, row, count)
+        pick = pa.array(local)
+        texts = pc.cast(text.take(pick), pa.large_string()).to_pylist()
+        if ident is None:
+            ids = [str(r) for r in (local + row).tolist()]
+        else:
+            ids = pc.cast(ident.take(pick), pa.large_string()).to_pylist()
+        every = {
+            f: arrow_field_texts(batch.column(f)) if f in names else [""] * count for f in fields
+        }
+        if every_id:
+            every["id"] = pc.cast(ident, pa.large_string()).to_pylist()
+        yield Rows(row, count, local + row, ids, texts, every)
+        row += count
 
 
 def _wanted_in(wanted: np.ndarray, start: int, count: int) -> np.ndarray:
