@@ -2,8 +2,8 @@
 
 ``nearsim audit`` knows before it reads which documents its samples need (a few percent
 of the corpus): :func:`read_rows` returns their texts (and ids) in row order, counts every
-row, and returns for every row only the fields asked for in ``every`` (a group field, the
-ids of a corpus matched to another tool's table by id).
+row, and returns for every row only the fields asked for (``every_id``, ``fields``: a group
+field, the ids of a corpus matched to another tool's table by id).
 
 JSON lines (plain or compressed) are read in blocks of whole lines
 (:func:`nearsim.io.jsonl_fast.blocks`); in each block the line ends are found by NumPy
