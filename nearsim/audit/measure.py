@@ -1,7 +1,9 @@
 """Measure a finished deduplication against exact Jaccard: :func:`audit_labels`.
 
 One pass over the corpus (two for another tool's table: the first reads the ids), in
-batches, with the run's shingling. Before it, two simple random samples are drawn
+batches, with the run's shingling; the texts of only the documents the samples need are
+parsed (:func:`nearsim.io.wanted.read_rows`), every other line of a JSON lines corpus is
+only counted. Before it, two simple random samples are drawn
 (seeded):
 
 * **precision**: ``sample`` (N) of the removed documents. Each is compared exactly with its
@@ -26,8 +28,8 @@ Why pairs inside a sample rather than N anchors against every document: for the 
 chance π₂ per pair, scanning anchors against every document reads, normalises and hashes
 all n documents, and √(N·n) documents met pairwise are the fewest that give it (a fraction
 f of the documents against m anchors gives each pair the chance f·m / n at a cost of about
-m + f·n documents, least at m = f·n = √(N·n)). So every document is read (its id, and any
-group or keep-apart field), but only S, the precision sample, the kept documents they need
+m + f·n documents, least at m = f·n = √(N·n)). So every document is counted (and its group
+or keep-apart field read), but only S, the precision sample, the kept documents they need
 and the largest clusters' members are normalised and hashed. Duplicates that come in
 pairs give the same interval width either way; duplicates in large clusters give a
 narrower one here, since a cluster is met through many distinct pairs of its members.
@@ -49,7 +51,7 @@ from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.tokens import flat_tokens
 from nearsim.hashing import flatten_texts
 from nearsim.join.sample import BAND_WIDTH, N_BANDS
-from nearsim.utils.arrays import sorted_overlap
+from nearsim.utils.arrays import pack_segments, sorted_overlap
 
 __all__ = ["DRAWN_PAIRS", "LARGEST", "audit_labels", "recall_sample_size"]
 
@@ -102,7 +104,7 @@ def _to_kept(tok, off, docs, ktok, koff, kdoc):
 
 
 def audit_labels(
-    batches,
+    read,
     labels: np.ndarray,
     shingle_options: dict,
     threshold: float,
@@ -116,9 +118,11 @@ def audit_labels(
 
     Parameters
     ----------
-    batches : iterable of (ids, texts, fields)
-        The corpus in row order (:meth:`nearsim.io.corpora.CorpusReader.records`);
-        ``fields`` a dict of field name to list of str.
+    read : callable
+        ``read(wanted)`` (``wanted``: bool, shape (n,), the rows whose text the samples
+        need) returns the corpus in row order as :class:`nearsim.io.wanted.Rows`
+        (:func:`nearsim.io.wanted.read_rows`): the wanted rows' texts, every row counted,
+        the further fields (``every``) of every row.
     labels : ndarray of int64, shape (n,)
         Each row's cluster as the smallest row in it.
     shingle_options : dict
@@ -194,10 +198,10 @@ def audit_labels(
         tok, off = flat_tokens(flat)
         mine = np.flatnonzero(anchors[rows_g])  # the group's part of S
         if mine.shape[0]:
-            lens = off[mine + 1] - off[mine]
-            ends = np.cumsum(lens)
-            s_tok.append(tok[np.repeat(off[mine] - ends + lens, lens) + np.arange(ends[-1])])
-            s_off.append(ends + s_off[-1][-1])
+            packed = np.zeros(mine.shape[0] + 1, dtype=np.int64)
+            np.cumsum(off[mine + 1] - off[mine], out=packed[1:])
+            s_tok.append(pack_segments(tok, off[mine], packed))
+            s_off.append(packed[1:] + s_off[-1][-1])
         scanned += rows_g.shape[0]
         lap("hash sets")
         lab = labels[rows_g]
@@ -225,28 +229,25 @@ def audit_labels(
                     least[k] = (s, row, texts_g[d][:SHOWN_TEXT])
         lap("precision")
 
+    # only the documents a sample needs are read, gathered into groups (fewer, larger
+    # calls): the recall sample, the precision sample, the kept documents they are compared
+    # with, the largest clusters' members
     wanted = anchors | needed | is_prec | member_of_big
     group_rows: list[np.ndarray] = []
     group_texts: list[str] = []
     group_chars = 0
-    for _ids, texts, extra in batches:
-        b = len(texts)
-        rows = rows_all[start : start + b]
-        if rows.shape[0] != b:
+    for part in read(wanted):
+        if start + part.count > n:
             raise ValueError(
                 f"the corpus has more than the run's {n:,} documents; accepted: the corpus "
                 "the run read, in the same order"
             )
-        for name, values in extra.items():
+        for name, values in part.every.items():
             fields.setdefault(name, []).extend(values)
-        # only the documents a sample needs, gathered into groups (fewer, larger calls):
-        # the recall sample, the precision sample, the kept documents they are compared
-        # with, the largest clusters' members
-        sel = np.flatnonzero(wanted[rows])
-        group_rows.append(rows[sel])
-        group_texts += [texts[d] for d in sel.tolist()]
-        group_chars += sum(len(texts[d]) for d in sel.tolist())
-        start += b
+        group_rows.append(part.rows)
+        group_texts += part.texts
+        group_chars += sum(map(len, part.texts))
+        start += part.count
         if progress is not None:
             progress(start)
         lap("read")
@@ -264,8 +265,9 @@ def audit_labels(
 
     ok = int(np.count_nonzero(prec_sim >= threshold))
     precision = proportion_interval(ok, prec_rows.shape[0], removed_rows.shape[0])
-    pairs = sample_pairs(np.concatenate(s_tok) if s_tok else np.empty(0, np.uint64),
-                         np.concatenate(s_off), labels[anchor_rows], anchor_rows, threshold,
+    s_all = np.concatenate(s_tok) if s_tok else np.empty(0, np.uint64)
+    s_tok.clear()  # the parts are not held beside their concatenation (8 M hashes: 66 MB)
+    pairs = sample_pairs(s_all, np.concatenate(s_off), labels[anchor_rows], anchor_rows, threshold,
                          floor, seed)  # fmt: skip
     lap("pairs")
     recall = pair_ratio_interval(pairs["found"], pairs["true"], m, n)

@@ -17,7 +17,7 @@ import numpy as np
 
 from nearsim.audit.clusters import labels_from_table, read_run, read_table
 from nearsim.audit.measure import audit_labels
-from nearsim.io.corpora import iter_corpus
+from nearsim.io.wanted import read_rows
 from nearsim.run.fields import FieldCodes
 from nearsim.settings import RunSettings
 from nearsim.utils.validation import check_int, check_threshold
@@ -118,10 +118,11 @@ def audit(
     threshold = check_threshold(threshold, "threshold")
     read = dict(text_field=text_field, id_field=id_field)
     unknown = 0
-    if found.labels is None:  # another tool's table: the corpus's ids first
+    if found.labels is None:  # another tool's table: the corpus's ids first (no text)
         ids: list[str] = []
-        for batch_ids, _texts in iter_corpus(corpus, **read).lists():
-            ids += batch_ids
+        nothing = np.zeros(0, dtype=bool)
+        for part in read_rows(corpus, nothing, **read, every_id=True):
+            ids += part.every["id"]
             if progress:
                 progress("ids", len(ids))
         found.labels, unknown = labels_from_table(found.table, np.array(ids, dtype=object))
@@ -131,10 +132,12 @@ def audit(
                 f"accepted: the corpus's --id-field values"
             )
     labels = found.labels
-    reader = iter_corpus(corpus, **read, fields=fields)
-    batches = _checked(reader.records(), found.ids)
+
+    def rows(wanted):
+        return _checked(read_rows(corpus, wanted, **read, fields=fields), found.ids)
+
     measured = audit_labels(
-        batches,
+        rows,
         labels,
         settings.shingle_options(),
         threshold,
@@ -151,23 +154,21 @@ def _query(text: str) -> dict[str, str]:
     return dict(parse_qsl(text, keep_blank_values=True))
 
 
-def _checked(batches, run_ids):
-    """The batches, each checked against the run's ids (nearsim's folder)."""
-    start = 0
-    for ids, texts, extra in batches:
-        if run_ids is not None:
-            theirs = run_ids[start : start + len(ids)]
-            if theirs.shape[0] == len(ids) and theirs.tolist() != ids:  # a list compare is fast
-                wrong = np.flatnonzero(theirs != np.array(ids, dtype=object))
-                if wrong.shape[0]:
-                    row = start + int(wrong[0])
-                    raise ValueError(
-                        f"row {row:,} of the corpus has id {ids[int(wrong[0])]!r} and the run "
-                        f"{theirs[int(wrong[0])]!r}; accepted: the corpus the run read, in the "
-                        "same order, with the same --id-field"
-                    )
-        start += len(ids)
-        yield ids, texts, extra
+def _checked(parts, run_ids):
+    """The corpus's stretches, the ids of their wanted rows checked against the run's ids
+    (nearsim's folder; the ids of rows the audit does not read are not checked)."""
+    for part in parts:
+        if run_ids is not None and part.rows.shape[0]:  # wanted rows are rows of the run
+            theirs = run_ids[part.rows].tolist()
+            if theirs != part.ids:  # a list compare is fast
+                at = next(i for i, (a, b) in enumerate(zip(theirs, part.ids, strict=True))
+                          if a != b)  # fmt: skip
+                raise ValueError(
+                    f"row {int(part.rows[at]):,} of the corpus has id {part.ids[at]!r} and the "
+                    f"run {theirs[at]!r}; accepted: the corpus the run read, in the same "
+                    "order, with the same --id-field"
+                )
+        yield part
 
 
 def _interval(values) -> dict:

@@ -130,6 +130,53 @@ def parse_block(
     return texts.to_pylist(), ids.to_pylist(), *extra
 
 
+def parse_columns(
+    block: bytes,
+    id_field: str | None,
+    fields: tuple[str, ...],
+    *,
+    no_blank_line: bool = False,
+    lines: int | None = None,
+) -> tuple | None:
+    """The ids (as str, or None without ``id_field``) and further fields of a block of JSON
+    lines, one value per line, without the text; or None (as :func:`parse_block`). For a
+    reader that needs these fields on every line but the text of only a few
+    (:mod:`nearsim.io.wanted`): the text field is neither read nor checked, and UTF-8 is
+    checked in the fields read only. ``no_blank_line``: the caller has found no blank line
+    in the block (the search is then skipped); ``lines``: its number of lines, if known."""
+    if b"\x00" in block or _BOM in block or id_field in fields:
+        return None
+    if not no_blank_line:
+        body = block[:-1] if block.endswith(b"\n") else block
+        if _BLANK_LINE.search(b"\n" + body + b"\n") is not None:
+            return None
+    id_type = _id_type(block, id_field)
+    extra_types = _field_types(block, fields)
+    if id_type is False or extra_types is None:
+        return None
+    table = _read(block, None, id_field, id_type, dict(zip(fields, extra_types, strict=True)))
+    if table is None or table.num_rows != (line_count(block) if lines is None else lines):
+        return None
+    import pyarrow as pa
+
+    try:  # pyarrow reads invalid UTF-8 into a string column; the line reader rejects it
+        for column in table.columns:
+            column.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    extra = [_texts(table.column(f)) for f in fields]
+    if id_field is None:
+        return None, *extra
+    ids = table.column(id_field)
+    if ids.null_count:
+        return None
+    if id_type == "int64":
+        import pyarrow.compute as pc
+
+        ids = pc.cast(ids, "string")
+    return ids.to_pylist(), *extra
+
+
 def _texts(column) -> list[str]:
     """A further field's values as str, null as ""."""
     import pyarrow.compute as pc
@@ -182,7 +229,7 @@ def _id_type(block: bytes, id_field: str | None) -> str | bool | None:
 
 def _read(
     block: bytes,
-    text_field: str,
+    text_field: str | None,
     id_field: str | None,
     id_type: str | None,
     extra: dict[str, str] | None = None,
@@ -191,7 +238,7 @@ def _read(
     import pyarrow as pa
     import pyarrow.json as pj
 
-    fields = [(text_field, pa.string())]
+    fields = [(text_field, pa.string())] if text_field is not None else []
     if id_field is not None:
         fields.append((id_field, pa.int64() if id_type == "int64" else pa.string()))
     for name, kind in (extra or {}).items():
