@@ -302,3 +302,37 @@ def test_parquet_rows_and_nulls_as_the_corpus_reader(tmp_path):
         with pytest.raises(ValueError) as got:
             list(read_rows(path, np.zeros(n, dtype=bool), id_field="id"))
         assert str(got.value) == str(expected.value) and f"row index {row}" in str(got.value)
+
+
+def test_a_run_of_parquet_parts_in_any_order_is_read_as_the_run(run, tmp_path):
+    """The Dask engine writes clusters.parquet as a folder of parts, rows in any order: the
+    audit of such a folder equals the audit of the single file, and the run's ids are still
+    checked against the corpus's (each wanted row's id taken from the reordered parts)."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path, out = run
+    table = pq.read_table(out / "clusters.parquet")
+    order = np.random.default_rng(4).permutation(table.num_rows)
+    parts = tmp_path / "parts"
+    (parts / "clusters.parquet").mkdir(parents=True)
+    shutil.copy(out / "summary.json", parts / "summary.json")
+    shuffled = table.take(pa.array(order))
+    for k, (lo, hi) in enumerate([(0, 150), (150, table.num_rows)]):
+        piece = parts / "clusters.parquet" / f"part.{k}.parquet"
+        pq.write_table(shuffled.slice(lo, hi - lo), piece)
+    whole = audit(path, run=out, id_field="id", sample=60, seed=3)
+    split = audit(path, run=parts, id_field="id", sample=60, seed=3)
+    assert _public(split) | {"source": ""} == _public(whole) | {"source": ""}
+    # the ids in the parts are checked: one id changed in a part is found
+    ids = shuffled.column("id").to_pylist()
+    at = ids.index("d0")
+    ids[at] = "changed"
+    bad = shuffled.set_column(shuffled.schema.get_field_index("id"), "id", pa.array(ids))
+    shutil.rmtree(parts / "clusters.parquet")
+    (parts / "clusters.parquet").mkdir()
+    pq.write_table(bad, parts / "clusters.parquet" / "part.0.parquet")
+    with pytest.raises(ValueError, match="row 0 of the corpus has id 'd0' and the run 'changed'"):
+        audit(path, run=parts, id_field="id", sample=400)

@@ -30,8 +30,9 @@ class RunClusters:
     labels : ndarray of int64, shape (n,) or None
         Each row's cluster as the smallest row in it (None until the corpus's ids are known,
         for another tool's table).
-    ids : ndarray of object or None
-        The run's id of every row (nearsim's folder), to check against the corpus.
+    ids : ndarray of object, ArrowIds or None
+        The run's id of every row (nearsim's folder), to check against the corpus;
+        ``ids[rows]`` gives those of some rows as an object array of str.
     settings : str
         The run's settings as a Share query ("" for another tool: the defaults).
     threshold : float or None
@@ -71,6 +72,29 @@ def _columnar(path: Path) -> bool:
     return path.is_dir() or path.name.lower().endswith(".parquet")
 
 
+class ArrowIds:
+    """A run's ids left in Arrow, turned into Python strings only for the rows asked for:
+    the audit reads a few percent of the corpus, and turning 10⁶ ids into strings cost it
+    about 0.3 s. ``ids[rows]`` (rows: int64 array) is an object array of str."""
+
+    def __init__(self, column, order: np.ndarray | None = None):
+        self._column, self._order = column, order
+        self.shape = (len(column),)
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        from nearsim.io.wanted import arrow_indices
+
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._order is not None:  # Dask parts: self[i] is the column's order[i]
+            rows = self._order[rows]
+        values = self._column.take(arrow_indices(rows)).to_pylist()
+        return np.array([str(v) for v in values], dtype=object)
+
+    def reordered(self, order: np.ndarray) -> ArrowIds:
+        """The ids in the row order ``order`` (ids[order] of an array)."""
+        return ArrowIds(self._column, order if self._order is None else self._order[order])
+
+
 def _parquet_columns(path: Path) -> dict | None:
     """row, id and cluster of a run's Parquet table (a file or a folder of parts) as NumPy
     arrays, read without pandas (what the audit of a large run spends least on); None
@@ -85,7 +109,7 @@ def _parquet_columns(path: Path) -> dict | None:
             table = pq.ParquetFile(path).read(columns=columns, use_pandas_metadata=False)
     except (KeyError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
         return None
-    out = {"id": np.array(table.column("id").to_pylist(), dtype=object)}
+    out = {"id": ArrowIds(table.column("id"))}
     for name in ("row", "cluster"):  # without pyarrow's to_numpy, which loads pandas
         column = table.column(name).cast("int64")
         if column.null_count:
@@ -135,7 +159,8 @@ def read_run(folder) -> RunClusters:
     ids = columns["id"]
     if np.any(rows[1:] < rows[:-1]):  # Parquet parts of the Dask engine: any order
         order = np.argsort(rows, kind="stable")
-        rows, labels, ids = rows[order], labels[order], ids[order]
+        rows, labels = rows[order], labels[order]
+        ids = ids.reordered(order) if isinstance(ids, ArrowIds) else ids[order]
     if not np.array_equal(rows, np.arange(rows.shape[0])):
         raise ValueError(f"{found[0]}: the rows are not 0 … n − 1 once each")
     summary = json.loads(summary_path.read_text())
@@ -144,7 +169,8 @@ def read_run(folder) -> RunClusters:
 
     query = parse_qs(settings, keep_blank_values=True)
     threshold = float(query["threshold"][0]) if "threshold" in query else None
-    ids = np.array([str(v) for v in ids.tolist()], dtype=object) if ids.dtype != object else ids
+    if not isinstance(ids, ArrowIds) and ids.dtype != object:
+        ids = np.array([str(v) for v in ids.tolist()], dtype=object)
     return RunClusters(labels, ids, settings, threshold, f"nearsim run {folder}")
 
 

@@ -134,7 +134,7 @@ def audit(
     labels = found.labels
 
     def rows(wanted):
-        return _checked(read_rows(corpus, wanted, **read, fields=fields), found.ids)
+        return _checked(read_rows(corpus, wanted, **read, fields=fields), found.ids, wanted)
 
     measured = audit_labels(
         rows,
@@ -154,12 +154,15 @@ def _query(text: str) -> dict[str, str]:
     return dict(parse_qsl(text, keep_blank_values=True))
 
 
-def _checked(parts, run_ids):
+def _checked(parts, run_ids, wanted):
     """The corpus's stretches, the ids of their wanted rows checked against the run's ids
     (nearsim's folder; the ids of rows the audit does not read are not checked)."""
+    rows = np.flatnonzero(wanted)
+    wanted_ids = run_ids[rows].tolist() if run_ids is not None else None  # one gather
     for part in parts:
-        if run_ids is not None and part.rows.shape[0]:  # wanted rows are rows of the run
-            theirs = run_ids[part.rows].tolist()
+        if wanted_ids is not None and part.rows.shape[0]:  # wanted rows are rows of the run
+            at = int(np.searchsorted(rows, part.rows[0]))
+            theirs = wanted_ids[at : at + part.rows.shape[0]]
             if theirs != part.ids:  # a list compare is fast
                 at = next(i for i, (a, b) in enumerate(zip(theirs, part.ids, strict=True))
                           if a != b)  # fmt: skip
