@@ -119,6 +119,29 @@ def _stages(res: dict, run_cpu: float) -> str:
     )
 
 
+def _repeated(repeats: int, one) -> dict:
+    """``one()`` (a run and its audit) ``repeats`` times; the pair of median wall ratio,
+    with every pair's ratios beside it."""
+    pairs = [one() for _ in range(repeats)]
+    ratios = [(p["audit"]["wall"] / p["run"]["wall"], p["audit"]["cpu"] / p["run"]["cpu"])
+              for p in pairs]  # fmt: skip
+    median = sorted(range(repeats), key=lambda i: ratios[i][0])[(repeats - 1) // 2]
+    return pairs[median] | {"ratios": ratios}
+
+
+def _spread(job: dict) -> str:
+    ratios = job.get("ratios", [])
+    if len(ratios) < 2:
+        return ""
+    wall, cpu = sorted(r[0] for r in ratios), sorted(r[1] for r in ratios)
+    return (
+        f"\n  - over {len(ratios)} runs and audits, alternating (the table shows the one of "
+        f"median wall ratio): audit / run {wall[0]:.2f}–{wall[-1]:.2f} by wall time (median "
+        f"{wall[(len(wall) - 1) // 2]:.2f}), {cpu[0]:.2f}–{cpu[-1]:.2f} by CPU (median "
+        f"{cpu[(len(cpu) - 1) // 2]:.2f})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", default="/tmp/bench-audit")
@@ -128,10 +151,17 @@ def main() -> None:
         "--parts", default="news,crawl", help="comma-separated parts to run: news (the goal), crawl"
     )
     parser.add_argument("--quick", action="store_true", help="the same as --parts news")
+    parser.add_argument(
+        "--repeats", type=int, default=1,
+        help="run and audit this many times each, alternating (the machine's timings move "
+        "by 10-15%% between runs minutes apart); the table shows the run of median wall ratio",
+    )  # fmt: skip
     args = parser.parse_args()
     parts = {"news"} if args.quick else {p.strip() for p in args.parts.split(",") if p.strip()}
     if not parts or parts - {"news", "crawl"}:
         parser.error(f"--parts {args.parts!r}: accepted: news, crawl, or both")
+    if args.repeats < 1:
+        parser.error(f"--repeats {args.repeats}: accepted: an integer of at least 1")
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     compiled = byte_compile("nearsim")
@@ -139,13 +169,16 @@ def main() -> None:
     _pair(work, "warm", _news(work, 3000), [])
     jobs = {}
     if "news" in parts:
-        jobs[f"{args.n:,} news items"] = _pair(work, "news", _news(work, args.n), [])
+        jobs[f"{args.n:,} news items"] = _repeated(
+            args.repeats, lambda: _pair(work, "news", _news(work, args.n), [])
+        )
         # the same audit with the smallest sample: starting and counting, whatever the sample
         floor = _audit(work, "news-floor", _news(work, args.n), ["--sample", "10"])
         jobs[f"{args.n:,} news items"]["floor"] = floor
     if "crawl" in parts:
-        jobs[f"{args.crawl:,}-document crawl"] = _pair(
-            work, "crawl", _crawl(work, args.crawl), ["--group-field", "source"]
+        jobs[f"{args.crawl:,}-document crawl"] = _repeated(
+            args.repeats,
+            lambda: _pair(work, "crawl", _crawl(work, args.crawl), ["--group-field", "source"]),
         )
     rows, lines = [], []
     for name, job in jobs.items():
@@ -164,6 +197,7 @@ def main() -> None:
             f"sets ({res['sample'].get('hashed', 0) / res['removed']['documents']:.1%}). "
             f"Alarms: {len(res['alarms'])}"
             + "".join(f"\n  - {a}" for a in res["alarms"][:6])
+            + _spread(job)
             + _stages(res, job["run"]["cpu"])
             + (
                 f"\n  - the same audit with `--sample 10` (starting, reading the run's table "
@@ -177,10 +211,10 @@ def main() -> None:
         )
     body = (
         "## nearsim audit against the run it audits (bench_audit)\n\n"
-        f"{machine()}; {compiled} The machine was shared with other work while this ran "
-        "(see the load averages): compare the audit with the run beside it, not across "
-        "runs. Default settings (t = 0.8), default sample (2,000 removed documents; for "
-        "recall about √(2,000·n) documents compared with each other), a fresh process each. "
+        f"{machine()}; {compiled} Compare the audit with the run beside it (see the load "
+        "averages), not across runs. Default settings (t = 0.8), default sample (2,000 "
+        "removed documents; for recall about √(2,000·n) documents compared with each "
+        "other), a fresh process each. "
         "Parts run: "
         + ", ".join(sorted(parts))
         + ".\n\n"
