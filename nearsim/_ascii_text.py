@@ -28,7 +28,7 @@ import unicodedata
 import numpy as np
 from numba import njit, prange
 
-from nearsim.utils.arrays import pack_segments
+from nearsim.utils.arrays import load_le64, pack_segments
 
 PUNCTUATION = np.array(
     [unicodedata.category(chr(c)).startswith("P") for c in range(128)], dtype=np.bool_
@@ -111,15 +111,6 @@ _ADD_GE_41, _ADD_GE_5B = _bytes(0x3F), _bytes(0x25)
 
 
 @njit(cache=True, inline="always")
-def _load8(buf, x):
-    """The 8 bytes ``buf[x:x + 8]`` as a little-endian uint64 (one load once compiled)."""
-    w = np.uint64(0)
-    for i in range(8):
-        w |= np.uint64(buf[x + i]) << np.uint64(8 * i)
-    return w
-
-
-@njit(cache=True, inline="always")
 def _store8(out, m, w):
     for i in range(8):
         out[m + i] = np.uint8((w >> np.uint64(8 * i)) & np.uint64(0xFF))
@@ -168,7 +159,7 @@ def _one_pass(buf, lo, hi, out, lower, punct, collapse, spaces, drop, flags, low
     block_from = lo if not punct else hi  # where eight bytes at a time may be tried again
     while x < hi:
         if x >= block_from and x + 8 <= hi:
-            w = _load8(buf, x)
+            w = load_le64(buf, x)
             ok = (w & _HI) == 0
             if ok:
                 w, sp, ok = _ascii_block(w, lower, collapse)

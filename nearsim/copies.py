@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from nearsim.hashing import FlatTexts, flatten_texts
-from nearsim.utils.arrays import HIGH32, LOW32, run_end
+from nearsim.utils.arrays import HIGH32, LOW32, load_le64, run_end
 from nearsim.utils.validation import ArgumentTypeError
 from nearsim.utils.validation_arrays import check_mask
 
@@ -46,15 +46,6 @@ def _fmix64(k):
     return k
 
 
-@njit(cache=True, inline="always")
-def _word64(buf, p):
-    """Eight bytes of ``buf`` from ``p``, little-endian."""
-    w = np.uint64(0)
-    for q in range(8):
-        w |= np.uint64(buf[p + q]) << np.uint64(8 * q)
-    return w
-
-
 @njit(cache=True)
 def murmur3_x64_128(buf, start, end, seed):
     """MurmurHash3 x64_128 of ``buf[start:end]`` (uint8 array): ``(h1, h2)`` as uint64.
@@ -67,8 +58,8 @@ def murmur3_x64_128(buf, start, end, seed):
     nblocks = n // 16
     for blk in range(nblocks):
         p = start + 16 * blk
-        k1 = _word64(buf, p)
-        k2 = _word64(buf, p + 8)
+        k1 = load_le64(buf, p)
+        k2 = load_le64(buf, p + 8)
         k1 *= _C1
         k1 = _rotl64(k1, 31)
         k1 *= _C2

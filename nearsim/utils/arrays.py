@@ -1,5 +1,5 @@
-"""Small array helpers: popcount in compiled code, packed segments, distinct values, and
-pair codes.
+"""Small array helpers: popcount and little-endian 8-byte loads in compiled code, packed
+segments, distinct values, and pair codes.
 
 ``np.unique`` on large int64 arrays is very slow in recent NumPy (seconds for a few
 million values, against milliseconds for a sort), so the hot paths use these instead.
@@ -56,6 +56,16 @@ def _pack(values, starts, offsets, out):
     for d in prange(offsets.shape[0] - 1):
         lo = offsets[d]
         out[lo : offsets[d + 1]] = values[starts[d] : starts[d] + offsets[d + 1] - lo]
+
+
+@njit(cache=True, inline="always")
+def load_le64(buf, at):
+    """The 8 bytes ``buf[at:at + 8]`` (uint8) as a little-endian uint64 (one load once
+    compiled)."""
+    w = np.uint64(0)
+    for i in range(8):
+        w |= np.uint64(buf[at + i]) << np.uint64(8 * i)
+    return w
 
 
 @njit(cache=True, nogil=True)
