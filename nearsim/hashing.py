@@ -351,12 +351,14 @@ def _count_text_shingles(buf, doc_offsets, whole, word, k):
     return counts
 
 
-@njit(cache=True)
-def same_bytes(buf, s1, e1, s2, e2):
-    if e1 - s1 != e2 - s2:
+@njit(cache=True, nogil=True)
+def same_bytes(buf_a, sa, ea, buf_b, sb, eb):
+    """Whether ``buf_a[sa:ea]`` and ``buf_b[sb:eb]`` hold the same bytes (the two buffers
+    may be one)."""
+    if ea - sa != eb - sb:
         return False
-    for q in range(e1 - s1):
-        if buf[s1 + q] != buf[s2 + q]:
+    for q in range(ea - sa):
+        if buf_a[sa + q] != buf_b[sb + q]:
             return False
     return True
 
@@ -385,7 +387,7 @@ def _distinct_text_shingles(buf, doc_offsets, whole, word, k, out_offsets, start
                 if y < 0:
                     table[slot] = x
                     break
-                if same_bytes(buf, st[x], en[x], st[y], en[y]):
+                if same_bytes(buf, st[x], en[x], buf, st[y], en[y]):
                     dup[x] = True
                     break
                 slot = (slot + 1) & (size - 1)

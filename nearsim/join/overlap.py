@@ -44,7 +44,7 @@ def _hash_ordered(hashes, buf, starts, ends, lo, hi, out_h, out_s, out_e, count)
                 run = w
             repeat = False
             for x in range(run, w):  # earlier shingles of this hash: the same bytes?
-                if same_bytes(buf, out_s[x], out_e[x], starts[q], ends[q]):
+                if same_bytes(buf, out_s[x], out_e[x], buf, starts[q], ends[q]):
                     repeat = True
                     break
             if not repeat:
@@ -77,7 +77,7 @@ def _merged(h, buf, s, e, lo, count, first, second, out):
                     b2 += 1
                 for x in range(a, a2):  # repeats are gone: x matches at most one y
                     for y in range(b, b2):
-                        if same_bytes(buf, s[x], e[x], s[y], e[y]):
+                        if same_bytes(buf, s[x], e[x], buf, s[y], e[y]):
                             common += 1
                             break
                 a, b = a2, b2
@@ -164,16 +164,6 @@ def jaccard(overlaps: np.ndarray, size_a: np.ndarray, size_b: np.ndarray) -> np.
     return overlaps.astype(np.float64) / np.maximum(union, 1).astype(np.float64)
 
 
-@njit(cache=True, nogil=True)
-def _same(buf_a, sa, ea, buf_b, sb, eb) -> bool:
-    if ea - sa != eb - sb:
-        return False
-    for q in range(ea - sa):
-        if buf_a[sa + q] != buf_b[sb + q]:
-            return False
-    return True
-
-
 @njit(cache=True)
 def _query_table(qh, qbuf, qs, qe):
     """Open-addressing table of the query's distinct shingles (slot -> span, -1 empty) and
@@ -187,7 +177,7 @@ def _query_table(qh, qbuf, qs, qe):
         slot = np.int64(qh[q]) & (size - 1)
         while table[slot] >= 0:
             p = table[slot]
-            if qh[p] == qh[q] and _same(qbuf, qs[p], qe[p], qbuf, qs[q], qe[q]):
+            if qh[p] == qh[q] and same_bytes(qbuf, qs[p], qe[p], qbuf, qs[q], qe[q]):
                 break
             slot = (slot + 1) & (size - 1)
         if table[slot] < 0:
@@ -206,7 +196,7 @@ def _query_counts(hashes, buf, starts, ends, offsets, table, qh, qbuf, qs, qe, o
             slot = np.int64(h) & mask
             while table[slot] >= 0:
                 p = table[slot]
-                if qh[p] == h and _same(buf, starts[s], ends[s], qbuf, qs[p], qe[p]):
+                if qh[p] == h and same_bytes(buf, starts[s], ends[s], qbuf, qs[p], qe[p]):
                     c += 1
                     break
                 slot = (slot + 1) & mask
