@@ -101,6 +101,17 @@ def _laid_out(texts, kind, k, **opts):
     return b"".join(out), np.cumsum([0] + [len(b) for b in out]), whole
 
 
+def _check_layout(texts, kind, k, *, whole=False, **opts):
+    """flatten_texts against :func:`_laid_out`: the same bytes and document offsets, and
+    (``whole``) the same whole-document flags."""
+    flat = flatten_texts(texts, kind=kind, k=k, **opts)
+    buf, offsets, flags = _laid_out(texts, kind, k, **opts)
+    assert bytes(flat.buf) == buf
+    assert flat.doc_offsets.tolist() == offsets.tolist()
+    if whole:
+        assert flat.whole.tolist() == flags
+
+
 @given(
     st.lists(st.text(alphabet=_NORMALISED, max_size=30), max_size=8),
     st.sampled_from([("char", 3), ("word", 1), ("word", 2), ("word", 4)]),
@@ -114,11 +125,7 @@ def test_flatten_texts_normalises_as_normalize_does(texts, shingling, lower, pun
     flags, on documents it normalises and documents it leaves to Python, side by side."""
     kind, k = shingling
     opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": collapse}
-    flat = flatten_texts(texts, kind=kind, k=k, **opts)
-    buf, offsets, whole = _laid_out(texts, kind, k, **opts)
-    assert bytes(flat.buf) == buf
-    assert flat.doc_offsets.tolist() == offsets.tolist()
-    assert flat.whole.tolist() == whole
+    _check_layout(texts, kind, k, whole=True, **opts)
 
 
 _ASCII = "".join(map(chr, range(128)))
@@ -140,11 +147,7 @@ def test_ascii_blocks_normalise_as_normalize_does(texts, shingling, lower, colla
     are not white space) against nearsim.shingling.normalize."""
     kind, k = shingling
     opts = {"lowercase": lower, "remove_punctuation": False, "collapse_whitespace": collapse}
-    flat = flatten_texts(texts, kind=kind, k=k, **opts)
-    buf, offsets, whole = _laid_out(texts, kind, k, **opts)
-    assert bytes(flat.buf) == buf
-    assert flat.doc_offsets.tolist() == offsets.tolist()
-    assert flat.whole.tolist() == whole
+    _check_layout(texts, kind, k, whole=True, **opts)
 
 
 @pytest.mark.parametrize("lower", [False, True])
@@ -160,10 +163,7 @@ def test_every_ascii_byte_at_every_place_of_a_block(lower, collapse):
         for before, pad in (("Ab", "Cdefghijklmnop"), (" ", "  \t X  \n Y  "))
     ]
     opts = {"lowercase": lower, "remove_punctuation": False, "collapse_whitespace": collapse}
-    flat = flatten_texts(texts, kind="char", k=3, **opts)
-    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
-    assert bytes(flat.buf) == buf
-    assert flat.doc_offsets.tolist() == offsets.tolist()
+    _check_layout(texts, "char", 3, **opts)
 
 
 @pytest.mark.parametrize("lower", [False, True])
@@ -174,17 +174,11 @@ def test_every_code_point_of_plane_1(lower, punct):
     points = [*range(0x10000, 0x20000), 0x20000, 0x2A6D6, 0xE0041, 0x10FFFD]
     texts = [f"Ab {chr(c)}Cd{chr(c)} " for c in points]
     opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": True}
-    flat = flatten_texts(texts, kind="char", k=3, **opts)
-    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
-    assert bytes(flat.buf) == buf
-    assert flat.doc_offsets.tolist() == offsets.tolist()
+    _check_layout(texts, "char", 3, **opts)
 
 
 @given(st.lists(st.text(max_size=40), max_size=6), st.booleans(), st.booleans())
 def test_flatten_texts_normalises_any_text_as_normalize_does(texts, lower, punct):
     """Any code point (hypothesis draws the whole of Unicode but lone surrogates)."""
     opts = {"lowercase": lower, "remove_punctuation": punct, "collapse_whitespace": True}
-    flat = flatten_texts(texts, kind="char", k=3, **opts)
-    buf, offsets, _ = _laid_out(texts, "char", 3, **opts)
-    assert bytes(flat.buf) == buf
-    assert flat.doc_offsets.tolist() == offsets.tolist()
+    _check_layout(texts, "char", 3, **opts)
