@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nearsim.utils.arrays import arrow_array
 from nearsim.utils.validation import check_unicode
 
 __all__ = ["RunClusters", "labels_from_table", "read_run", "read_table"]
@@ -79,15 +80,12 @@ class ArrowIds:
 
     def __init__(self, column, order: np.ndarray | None = None):
         self._column, self._order = column, order
-        self.shape = (len(column),)
 
     def __getitem__(self, rows: np.ndarray) -> np.ndarray:
-        from nearsim.io.wanted import arrow_indices
-
         rows = np.asarray(rows, dtype=np.int64)
         if self._order is not None:  # Dask parts: self[i] is the column's order[i]
             rows = self._order[rows]
-        values = self._column.take(arrow_indices(rows)).to_pylist()
+        values = self._column.take(arrow_array(rows)).to_pylist()
         return np.array([str(v) for v in values], dtype=object)
 
     def reordered(self, order: np.ndarray) -> ArrowIds:

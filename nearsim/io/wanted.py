@@ -49,23 +49,12 @@ from nearsim.io.formats import (
     parquet_problem,
 )
 from nearsim.io.jsonl_fast import _BLANK_LINE, blocks, parse_block, parse_columns
+from nearsim.utils.arrays import arrow_array
 
-__all__ = ["Rows", "arrow_indices", "read_rows"]
+__all__ = ["Rows", "read_rows"]
 
 _FIRST_BLANK = re.compile(rb"[ \t\r\x0b\x0c]*\n")
 _WHITE = b" \t\r\x0b\x0c\n"
-
-
-def arrow_indices(rows: np.ndarray):
-    """``rows`` (int64) as an Arrow array over the same buffer, for ``take``.
-
-    ``pyarrow.array(ndarray)`` would import pandas (to ask whether it was handed a
-    Series): 0.3 s that the audit of a run otherwise never spends.
-    """
-    import pyarrow as pa
-
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), rows.shape[0], [None, pa.py_buffer(rows)])
 
 
 @dataclass
@@ -190,7 +179,7 @@ def _parquet_rows(path, first_row, wanted, text_field, id_field, every_id, field
             where = f"{label}, row index {row - first_row + at}"
             raise ValueError(f"{where}: the {what} is null; accepted: a string")
         local = _wanted_in(wanted, row, count)
-        pick = arrow_indices(local)
+        pick = arrow_array(np.asarray(local, dtype=np.int64))
         texts = pc.cast(text.take(pick), pa.large_string()).to_pylist()
         if ident is None:
             ids = [str(r) for r in (local + row).tolist()]

@@ -12,11 +12,10 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
-
 from nearsim.run.options import FORMATS
 from nearsim.run.progress import Clock
 from nearsim.run.result import DedupResult, IdColumn, frame
+from nearsim.utils.arrays import arrow_array
 from nearsim.utils.validation import check_bool, check_choice
 
 
@@ -27,18 +26,11 @@ def arrow_column(values):
     An IdColumn or a list of str becomes ``large_string`` (what pandas writes its ``str``
     dtype as), a bool array Arrow's packed bits, another array its own type.
     """
-    import pyarrow as pa
-
     if isinstance(values, list):
         values = IdColumn.of(values)
     if isinstance(values, IdColumn):
         return values.arrow()
-    values = np.ascontiguousarray(values)
-    if values.dtype == np.bool_:
-        bits = pa.py_buffer(np.packbits(values, bitorder="little"))
-        return pa.Array.from_buffers(pa.bool_(), values.size, [None, bits])
-    kind = pa.from_numpy_dtype(values.dtype)
-    return pa.Array.from_buffers(kind, values.size, [None, pa.py_buffer(values)])
+    return arrow_array(values)
 
 
 def write_table(columns: dict, path: str | os.PathLike, fmt: str) -> None:

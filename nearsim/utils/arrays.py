@@ -1,5 +1,5 @@
 """Small array helpers: popcount and little-endian 8-byte loads in compiled code, packed
-segments, distinct values, and pair codes.
+segments, distinct values, pair codes, and NumPy arrays as Arrow arrays.
 
 ``np.unique`` on large int64 arrays is very slow in recent NumPy (seconds for a few
 million values, against milliseconds for a sort), so the hot paths use these instead.
@@ -56,6 +56,31 @@ def _pack(values, starts, offsets, out):
     for d in prange(offsets.shape[0] - 1):
         lo = offsets[d]
         out[lo : offsets[d + 1]] = values[starts[d] : starts[d] + offsets[d + 1] - lo]
+
+
+def arrow_array(values: np.ndarray):
+    """A NumPy array as an Arrow array over its buffer (bool as Arrow's packed bits).
+
+    ``pyarrow.array(ndarray)`` imports pandas (0.25–0.3 s) to ask whether it was handed a
+    pandas object; the command line's runs and audits never load pandas.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n,)
+        Booleans or numbers.
+
+    Returns
+    -------
+    pyarrow.Array of length n, the matching Arrow type
+    """
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        bits = pa.py_buffer(np.packbits(values, bitorder="little"))
+        return pa.Array.from_buffers(pa.bool_(), values.size, [None, bits])
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, values.size, [None, pa.py_buffer(values)])
 
 
 @njit(cache=True, inline="always")
