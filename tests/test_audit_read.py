@@ -17,6 +17,7 @@ import nearsim.audit.run as audit_run
 from nearsim.audit.run import audit
 from nearsim.cli import main
 from nearsim.io import jsonl_fast
+from nearsim.io import wanted as wanted_module
 from nearsim.io.wanted import Rows, read_rows
 
 
@@ -58,7 +59,11 @@ _LINE = st.one_of(
 )
 
 
-_ENDED = st.tuples(_LINE, st.sampled_from(["\n", "\r\n", "\n  \n", "\n\n"]))
+_ENDED = st.tuples(
+    _LINE,
+    st.sampled_from(["\n", "\r\n", "\n  \n", "\n\n", "\n\r\n"]),
+    st.sampled_from(["", " ", "\t"]),
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -66,18 +71,20 @@ _ENDED = st.tuples(_LINE, st.sampled_from(["\n", "\r\n", "\n  \n", "\n\n"]))
     lines=st.lists(_ENDED, min_size=1, max_size=40),
     split=st.integers(0, 40),
     block=st.sampled_from([16, 64, 1 << 20]),
+    parse=st.sampled_from([1, 100, 1 << 22]),
     every=st.booleans(),
     seed=st.integers(0, 2**32 - 1),
     bom=st.booleans(),
 )
-def test_wanted_rows_equal_the_corpus_readers(tmp_path_factory, lines, split, block, every,
-                                              seed, bom):  # fmt: skip
+def test_wanted_rows_equal_the_corpus_readers(tmp_path_factory, lines, split, block, parse,
+                                              every, seed, bom):  # fmt: skip
     """Any mix of ids (integers, strings), a further field of any type or missing, CRLF,
-    blank lines, a byte-order mark, two files, blocks of a few bytes (a line longer than a
-    block) or a megabyte: the wanted rows, the counts and every row's fields equal the
+    blank lines, lines that begin with white space, a byte-order mark, two files, blocks of
+    a few bytes (a line longer than a block) or a megabyte, wanted lines parsed a line or
+    many blocks at a time: the wanted rows, the counts and every row's fields equal the
     corpus reader's."""
     folder = tmp_path_factory.mktemp("c")
-    text = "".join(json.dumps(obj) + end for obj, end in lines)
+    text = "".join(space + json.dumps(obj) + end for obj, end, space in lines)
     cut = text.find("\n", int(len(text) * split / 40)) + 1 or len(text)
     first, second = folder / "a.jsonl", folder / "b.jsonl.gz"
     first.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text[:cut].encode())
@@ -87,12 +94,12 @@ def test_wanted_rows_equal_the_corpus_readers(tmp_path_factory, lines, split, bl
     ids, texts, extra = _reference(paths, id_field="id", fields=fields)
     n = len(texts)
     wanted = np.random.default_rng(seed).random(n + 3) < 0.4  # rows past n: not wanted
-    old = jsonl_fast.BLOCK_BYTES
-    jsonl_fast.BLOCK_BYTES = block
+    old = jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES
+    jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES = block, parse
     try:
         got = list(read_rows(paths, wanted, id_field="id", every_id=every, fields=fields))
     finally:
-        jsonl_fast.BLOCK_BYTES = old
+        jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES = old
     rows, count, got_ids, got_texts, got_every = _collect(got)
     assert count == n
     assert rows.tolist() == np.flatnonzero(wanted[:n]).tolist()

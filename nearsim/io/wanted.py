@@ -7,9 +7,10 @@ field, the ids of a corpus matched to another tool's table by id).
 
 JSON lines (plain or compressed) are read in blocks of whole lines
 (:func:`nearsim.io.jsonl_fast.blocks`); in each block the line ends are found by NumPy
-over the bytes and only the wanted lines are parsed, by pyarrow where they hold nothing
-unusual (:func:`nearsim.io.jsonl_fast.parse_block`), else one at a time with the corpus
-reader's messages and line numbers. Fields needed on every line are parsed by pyarrow
+over the bytes (blank lines, which are not records, among the few that begin with white
+space), and only the wanted lines are parsed, those of consecutive blocks together, by
+pyarrow where they hold nothing unusual (:func:`nearsim.io.jsonl_fast.parse_block`), else
+one at a time with the corpus reader's messages and line numbers. Fields needed on every line are parsed by pyarrow
 without the text (:func:`nearsim.io.jsonl_fast.parse_columns`), or, in a block pyarrow
 refuses, by the line-by-line reader.
 
@@ -25,7 +26,6 @@ text or HTML files is read whole by the corpus reader
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,13 +48,16 @@ from nearsim.io.formats import (
     open_parquet,
     parquet_problem,
 )
-from nearsim.io.jsonl_fast import _BLANK_LINE, blocks, parse_block, parse_columns
+from nearsim.io.jsonl_fast import blocks, parse_block, parse_columns
 from nearsim.utils.arrays import arrow_array
 
 __all__ = ["Rows", "read_rows"]
 
-_FIRST_BLANK = re.compile(rb"[ \t\r\x0b\x0c]*\n")
-_WHITE = b" \t\r\x0b\x0c\n"
+_SPACE = np.zeros(256, dtype=np.bool_)
+_SPACE[list(b" \t\r\x0b\x0c")] = True
+"""The bytes a blank line may begin with (``bytes.strip`` removes them and newlines)."""
+PARSE_BYTES = 1 << 22
+"""Wanted lines gathered from consecutive blocks before pyarrow parses them at once."""
 
 
 @dataclass
@@ -201,60 +204,98 @@ def _wanted_in(wanted: np.ndarray, start: int, count: int) -> np.ndarray:
     return np.flatnonzero(wanted[start : start + count]).astype(np.int64)
 
 
-def _blank(block: bytes) -> bool:
-    """Whether ``block`` holds a line that ``bytes.strip`` empties (not a record)."""
-    if _BLANK_LINE.search(block) is not None or _FIRST_BLANK.match(block) is not None:
-        return True
-    tail = block[block.rfind(b"\n") + 1 :]
-    return bool(tail) and not tail.strip(_WHITE)
+def _records(block: bytes, arr: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The lines of a block that are records: those ``bytes.strip`` does not empty.
+
+    A blank line is empty or begins with white space, so only such lines (rare in JSON
+    lines, whose records begin with ``{``) are looked at one by one."""
+    lines = np.arange(ends.shape[0], dtype=np.int64)
+    if arr.shape[0] == 0:
+        return lines[:0]
+    doubt = np.flatnonzero((ends == starts) | _SPACE[arr[np.minimum(starts, arr.shape[0] - 1)]])
+    blank = [i for i in doubt.tolist() if not block[starts[i] : ends[i]].strip()]
+    return np.delete(lines, blank) if blank else lines
 
 
 def _jsonl_rows(path: Path, first_row, wanted, text_field, id_field, every_id, fields):
+    """A JSON lines file's rows: the line ends of each block found by NumPy, the wanted
+    lines of consecutive blocks parsed together (pyarrow's fixed cost per call is paid once
+    per :data:`PARSE_BYTES` of wanted lines rather than once per block)."""
     label = _label(path)
     sink = Sink("fail", CorpusReport())
     before = 0  # lines of the file before the block
     row = first_row
+    pending = _Pending(row)
     try:
         with _open_binary(path) as stream:
             for block in blocks(stream):
                 if before == 0 and block.startswith(b"\xef\xbb\xbf"):
                     block = block[3:]
-                ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+                arr = np.frombuffer(block, dtype=np.uint8)
+                ends = np.flatnonzero(arr == 10)
                 if not block.endswith(b"\n"):
                     ends = np.append(ends, len(block))
                 starts = np.empty_like(ends)
                 starts[:1] = 0
                 starts[1:] = ends[:-1] + 1
-                lines = np.arange(ends.shape[0], dtype=np.int64)  # records' line in the block
-                if _blank(block):
-                    lines = np.array(
-                        [i for i, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(),
-                                                          strict=True))
-                         if block[a:b].strip()], dtype=np.int64)  # fmt: skip
-                blank = lines.shape[0] != ends.shape[0]
+                lines = _records(block, arr, starts, ends)  # records' line in the block
                 count = lines.shape[0]
                 local = _wanted_in(wanted, row, count)
                 every = {}
                 if every_id or fields:
-                    every = _every(block, None if blank else count, before, row, label, path,
+                    lines_if_no_blank = count if count == ends.shape[0] else None
+                    every = _every(block, lines_if_no_blank, before, row, label, path,
                                    text_field, id_field, every_id, fields, sink)  # fmt: skip
-                ids, texts = _texts(block, starts[lines[local]], ends[lines[local]],
-                                    before + 1 + lines[local], path, text_field, id_field,
-                                    sink)  # fmt: skip
-                if id_field is None:
-                    ids = [str(r) for r in (local + row).tolist()]
-                yield Rows(row, count, local + row, ids, texts, every)
+                picked = lines[local]
+                raws = [block[a:b] for a, b in zip(starts[picked].tolist(),
+                                                   ends[picked].tolist(), strict=True)]  # fmt: skip
+                pending.add(count, local + row, every, raws, before + 1 + picked)
                 row += count
                 before += ends.shape[0]
+                if pending.size >= PARSE_BYTES:
+                    yield pending.take(path, text_field, id_field, sink)
+                    pending = _Pending(row)
+            if pending.count:
+                yield pending.take(path, text_field, id_field, sink)
     except _DAMAGED as exc:
         raise ValueError(_unreadable(label, _readable_lines(path), exc)) from None
 
 
-def _texts(block, starts, ends, line_numbers, path, text_field, id_field, sink):
+class _Pending:
+    """Rows of consecutive blocks whose wanted lines are not parsed yet."""
+
+    def __init__(self, start: int):
+        self.start, self.count, self.size = start, 0, 0
+        self.rows: list[np.ndarray] = []
+        self.raws: list[bytes] = []
+        self.numbers: list[np.ndarray] = []
+        self.every: dict[str, list[str]] = {}
+
+    def add(self, count: int, rows, every: dict, raws: list[bytes], numbers) -> None:
+        """A block's ``count`` rows: its wanted ``rows`` (in the corpus), their lines
+        (``raws``) and line numbers in the file, the fields read on every row."""
+        self.count += count
+        self.rows.append(rows)
+        self.raws += raws
+        self.size += sum(map(len, raws))
+        self.numbers.append(numbers)
+        for name, values in every.items():
+            self.every.setdefault(name, []).extend(values)
+
+    def take(self, path, text_field, id_field, sink) -> Rows:
+        """The blocks' rows, the wanted lines parsed."""
+        rows = np.concatenate(self.rows) if self.rows else np.empty(0, dtype=np.int64)
+        numbers = np.concatenate(self.numbers) if self.numbers else rows
+        ids, texts = _texts(self.raws, numbers, path, text_field, id_field, sink)
+        if id_field is None:
+            ids = [str(r) for r in rows.tolist()]
+        return Rows(self.start, self.count, rows, ids, texts, self.every)
+
+
+def _texts(raws, line_numbers, path, text_field, id_field, sink):
     """Texts and ids (id_field's, as str; [] without one) of the wanted lines."""
-    if starts.shape[0] == 0:
+    if not raws:
         return [], []
-    raws = [block[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
     parsed = parse_block(b"\n".join(raws) + b"\n", text_field, id_field)
     if parsed is not None:
         texts, ids = parsed[0], parsed[1]
