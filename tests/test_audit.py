@@ -24,6 +24,7 @@ from nearsim.audit.pairs import DRAWN_PAIRS, sample_pairs
 from nearsim.audit.run import audit, write_audit
 from nearsim.cli import main
 from nearsim.join.sample import similarity_band
+from nearsim.utils.arrays import sorted_overlap
 
 
 def _write(path: Path, texts, **fields) -> Path:
@@ -145,6 +146,24 @@ def test_sample_pairs_lists_every_pair_at_the_floor_like_brute_force(sets, clust
     np.testing.assert_array_equal(got["found"], found)
     np.testing.assert_array_equal(got["drawn"], drawn)
     assert got["drawn_weight"] == 1.0
+
+
+@given(
+    x=st.sets(st.integers(1, 2**64 - 1), max_size=40),
+    y=st.sets(st.integers(1, 2**64 - 1), max_size=40),
+    shared=st.sets(st.integers(1, 2**64 - 1), max_size=20),
+)
+def test_sorted_overlap_is_the_intersection_size(x, y, shared):
+    """The merge every exact comparison of the audit runs, against Python's sets (64-bit
+    hashes over the whole range, and the same sets as int32 ids)."""
+    x, y = x | shared, y | shared
+    a = np.array(sorted(x), dtype=np.uint64)
+    b = np.array(sorted(y), dtype=np.uint64)
+    assert sorted_overlap(a, b) == len(x & y)
+    ids = {v: i for i, v in enumerate(sorted(x | y))}
+    a32 = np.array([ids[v] for v in sorted(x)], dtype=np.int32)
+    b32 = np.array([ids[v] for v in sorted(y)], dtype=np.int32)
+    assert sorted_overlap(a32, b32) == len(x & y)
 
 
 def test_drawn_pairs_place_the_range_below_the_floor(news):
