@@ -21,6 +21,16 @@ Measured on two cores, ``nearsim dedup`` of 100,000 documents, interleaved runs:
   core (no difference on an idle machine). A value the user set is kept; both are read
   when the libraries load, hence here, before :mod:`nearsim.cli` imports NumPy; a Dask
   run's worker processes inherit them.
+* **NumPy does not ask for transparent huge pages** (``NUMPY_MADVISE_HUGEPAGE=0``, a
+  setting NumPy documents and reads when it loads). NumPy advises the kernel to back every
+  array of 4 MB or more with 2-MB pages; on a virtual machine whose host takes back the
+  guest's free memory in 2-MB blocks (free page reporting, a balloon), each such page is
+  then fetched and zeroed anew, where small pages come from memory the process has just
+  freed. The commands allocate many large short-lived arrays (hash sets, postings, a
+  group's shingles). On two cores, medians of five interleaved runs: ``nearsim audit`` of
+  a 10⁶-document run 2.3–2.6 → 1.8–1.9 s (its system time 0.8–1.3 → 0.4 s), ``nearsim
+  dedup`` of 10⁶ news items 7.44 → 7.30 s, of a 10⁵-document crawl 1.45 → 1.35 s, of
+  12,000 installed documents 2.74 → 2.38 s. A value the user set is kept.
 """
 
 from __future__ import annotations
@@ -30,10 +40,12 @@ import os
 
 
 def prepare() -> None:
-    """The process settings above: the collector off, the idle thread pools quiet."""
+    """The process settings above: the collector off, the idle thread pools quiet, NumPy's
+    arrays on ordinary pages."""
     gc.disable()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 
 def entry_point() -> None:  # pragma: no cover - the console script

@@ -145,23 +145,25 @@ def test_nearsim_audit_of_a_run_never_loads_pandas(tmp_path, name):
 
 
 def test_the_console_script_settles_the_process_before_numpy_loads():
-    """``nearsim`` turns the collector off and quiets the thread pools it never uses, and
-    must do so before NumPy loads (OpenBLAS reads its variable then); a value the user
-    set is kept."""
+    """``nearsim`` turns the collector off, quiets the thread pools it never uses and keeps
+    NumPy's arrays off huge pages, and must do so before NumPy loads (OpenBLAS and NumPy
+    read their variables then); a value the user set is kept."""
     code = (
         "import gc, json, os, sys\n"
         "os.environ['OMP_WAIT_POLICY'] = 'ACTIVE'\n"
         "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+        "os.environ.pop('NUMPY_MADVISE_HUGEPAGE', None)\n"
         "from nearsim import _console\n"
         "assert 'numpy' not in sys.modules\n"
         "_console.prepare()\n"
+        "import numpy\n"
         "print(json.dumps([gc.isenabled(), os.environ['OPENBLAS_NUM_THREADS'], "
-        "os.environ['OMP_WAIT_POLICY']]))"
+        "os.environ['OMP_WAIT_POLICY'], os.environ['NUMPY_MADVISE_HUGEPAGE']]))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
-    assert json.loads(out.stdout) == [False, "1", "ACTIVE"]
+    assert json.loads(out.stdout) == [False, "1", "ACTIVE", "0"]
 
 
 def test_both_ways_in_go_through_the_console_settings():
