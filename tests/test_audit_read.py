@@ -94,12 +94,13 @@ def test_wanted_rows_equal_the_corpus_readers(tmp_path_factory, lines, split, bl
     ids, texts, extra = _reference(paths, id_field="id", fields=fields)
     n = len(texts)
     wanted = np.random.default_rng(seed).random(n + 3) < 0.4  # rows past n: not wanted
-    old = jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES
+    old = jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES, wanted_module.PARSE_ROWS
     jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES = block, parse
+    wanted_module.PARSE_ROWS = 3 if parse == 100 else old[2]
     try:
         got = list(read_rows(paths, wanted, id_field="id", every_id=every, fields=fields))
     finally:
-        jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES = old
+        jsonl_fast.BLOCK_BYTES, wanted_module.PARSE_BYTES, wanted_module.PARSE_ROWS = old
     rows, count, got_ids, got_texts, got_every = _collect(got)
     assert count == n
     assert rows.tolist() == np.flatnonzero(wanted[:n]).tolist()

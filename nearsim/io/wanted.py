@@ -10,9 +10,9 @@ JSON lines (plain or compressed) are read in blocks of whole lines
 over the bytes (blank lines, which are not records, among the few that begin with white
 space), and only the wanted lines are parsed, those of consecutive blocks together, by
 pyarrow where they hold nothing unusual (:func:`nearsim.io.jsonl_fast.parse_block`), else
-one at a time with the corpus reader's messages and line numbers. Fields needed on every line are parsed by pyarrow
-without the text (:func:`nearsim.io.jsonl_fast.parse_columns`), or, in a block pyarrow
-refuses, by the line-by-line reader.
+one at a time with the corpus reader's messages and line numbers. Fields needed on every
+line are parsed by pyarrow without the text (:func:`nearsim.io.jsonl_fast.parse_columns`),
+or, in a block pyarrow refuses, by the line-by-line reader.
 
 What is not checked: a line that is neither wanted nor needed for an ``every`` field is
 only counted. It is not parsed, so a line there that is not JSON, not an object, lacks the
@@ -57,7 +57,10 @@ _SPACE = np.zeros(256, dtype=np.bool_)
 _SPACE[list(b" \t\r\x0b\x0c")] = True
 """The bytes a blank line may begin with (``bytes.strip`` removes them and newlines)."""
 PARSE_BYTES = 1 << 22
-"""Wanted lines gathered from consecutive blocks before pyarrow parses them at once."""
+PARSE_ROWS = 100_000
+"""Wanted lines are gathered from consecutive blocks and parsed by pyarrow at once when
+they reach ``PARSE_BYTES`` or the blocks ``PARSE_ROWS`` rows (so that a small sample
+still reports its progress every 100,000 rows)."""
 
 
 @dataclass
@@ -220,7 +223,7 @@ def _records(block: bytes, arr: np.ndarray, starts: np.ndarray, ends: np.ndarray
 def _jsonl_rows(path: Path, first_row, wanted, text_field, id_field, every_id, fields):
     """A JSON lines file's rows: the line ends of each block found by NumPy, the wanted
     lines of consecutive blocks parsed together (pyarrow's fixed cost per call is paid once
-    per :data:`PARSE_BYTES` of wanted lines rather than once per block)."""
+    per :data:`PARSE_BYTES` of wanted lines or :data:`PARSE_ROWS` rows, not per block)."""
     label = _label(path)
     sink = Sink("fail", CorpusReport())
     before = 0  # lines of the file before the block
@@ -252,7 +255,7 @@ def _jsonl_rows(path: Path, first_row, wanted, text_field, id_field, every_id, f
                 pending.add(count, local + row, every, raws, before + 1 + picked)
                 row += count
                 before += ends.shape[0]
-                if pending.size >= PARSE_BYTES:
+                if pending.size >= PARSE_BYTES or pending.count >= PARSE_ROWS:
                     yield pending.take(path, text_field, id_field, sink)
                     pending = _Pending(row)
             if pending.count:
