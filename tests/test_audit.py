@@ -370,6 +370,34 @@ def test_a_bad_clustering_is_caught(news, tmp_path):
     assert any("is a chain" in a for a in res["alarms"])
 
 
+def test_many_chains_are_named_three_by_three(news, tmp_path):
+    """Another tool that merged unrelated documents into six clusters (120, 40, 30, 20, 10
+    and 8 documents): the three largest chains get a sentence each (the one above 1% of the
+    corpus and 100 documents with its share, and no second alarm of its own), the other
+    three one sentence naming them, largest first."""
+    path, _run, texts, labels, _g = news
+    alone = np.flatnonzero(np.bincount(labels, minlength=len(labels))[labels] == 1)
+    picked = np.random.default_rng(5).permutation(alone)
+    bad = labels.copy()
+    sizes, at, heads = [120, 40, 30, 20, 10, 8], 0, []
+    for size in sizes:
+        members = np.sort(picked[at : at + size])
+        bad[members] = members[0]
+        heads.append(int(members[0]))
+        at += size
+    table = pd.DataFrame({"id": [f"d{i}" for i in range(len(texts))], "c": bad})
+    table.sample(frac=1, random_state=2).to_parquet(tmp_path / "theirs.parquet")
+    res = audit(path, clusters=tmp_path / "theirs.parquet", cluster_field="c", id_field="id",
+                threshold=0.7, sample=100)  # fmt: skip
+    chains = [a for a in res["alarms"] if "is a chain" in a]
+    assert [int(re.match(r"Cluster (\d+) ", a).group(1)) for a in chains] == heads[:3]
+    assert chains[0].startswith(f"Cluster {heads[0]} (120 documents, 20.0% of the corpus) is")
+    assert not any(a.startswith(f"Cluster {heads[0]} holds") for a in res["alarms"])
+    (rest,) = [a for a in res["alarms"] if "more of the" in a]
+    assert rest.startswith(f"3 more of the {len(res['giant_clusters'])} largest clusters are")
+    assert f"(clusters {heads[3]}, {heads[4]}, {heads[5]};" in rest
+
+
 def test_a_chain_of_edits_is_named_a_chain(tmp_path):
     """Forty steps of small edits, each within 0.8 of the last, end far from the first:
     nearsim puts them in one cluster and the audit says it is a chain."""

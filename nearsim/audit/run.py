@@ -30,6 +30,8 @@ GROUP_ALARM = 0.5
 """A group that lost more than this share of its documents gets an alarm."""
 GIANT_SHARE = 0.01
 """A cluster holding more than this share of the corpus (and 100 documents) gets an alarm."""
+CHAIN_SENTENCES = 3
+"""Chains named one by one in the alarms; the others among the largest clusters in one."""
 
 
 def audit(
@@ -215,6 +217,7 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
                     "are copies and not pages that only share a template."
                 )
     giant = []
+    chains = []  # the largest clusters that are chains, largest first
     for g in measured["giant"]:
         entry = {
             "cluster": g["cluster"],
@@ -223,21 +226,34 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
             "least_similar_row": g["least_similar_row"],
         }
         giant.append(entry)
-        far = g["min_similarity_to_kept"] < threshold - CHAIN_MARGIN
-        if far:
-            alarms.append(
-                f"Cluster {g['cluster']} ({g['size']:,} documents) is a chain: its least "
-                f"similar member (row {g['least_similar_row']}) has Jaccard "
-                f"{g['min_similarity_to_kept']:.2f} with the kept document, far below the "
-                f"threshold {threshold:g}; similar neighbours linked documents that are not "
-                "alike. nearsim dedup --cluster-check true splits such chains."
-            )
-        if g["size"] >= 100 and g["size"] > GIANT_SHARE * n:
-            why = "a chain of similar neighbours" if far else "copies of one text or template"
+        big = g["size"] >= 100 and g["size"] > GIANT_SHARE * n
+        share = f", {g['size'] / n:.1%} of the corpus" if big else ""
+        if g["min_similarity_to_kept"] < threshold - CHAIN_MARGIN:
+            chains.append(entry)
+            if len(chains) <= CHAIN_SENTENCES:
+                alarms.append(
+                    f"Cluster {g['cluster']} ({g['size']:,} documents{share}) is a chain: its "
+                    f"least similar member (row {g['least_similar_row']}) has Jaccard "
+                    f"{g['min_similarity_to_kept']:.2f} with the kept document, far below the "
+                    f"threshold {threshold:g}; similar neighbours linked documents that are "
+                    "not alike. nearsim dedup --cluster-check true splits such chains."
+                )
+        elif big:
             alarms.append(
                 f"Cluster {g['cluster']} holds {g['size']:,} documents "
-                f"({g['size'] / n:.1%} of the corpus); it looks like {why}."
+                f"({g['size'] / n:.1%} of the corpus); it looks like copies of one text or "
+                "template."
             )
+    if len(chains) > CHAIN_SENTENCES:
+        rest = chains[CHAIN_SENTENCES:]
+        low = min(c["min_similarity_to_kept"] for c in rest)
+        high = max(c["min_similarity_to_kept"] for c in rest)
+        alarms.append(
+            f"{len(rest):,} more of the {len(giant):,} largest clusters are chains too "
+            f"(clusters {', '.join(str(c['cluster']) for c in rest)}; their least similar "
+            f"members have Jaccard {low:.2f}–{high:.2f} with the kept document), each listed "
+            "with the largest clusters."
+        )
     precision, recall = _interval(measured["precision"]), _interval(measured["recall"])
     for name, iv in (("Precision", precision), ("Recall", recall)):
         if iv["high"] is not None and iv["high"] < 0.9:
