@@ -227,12 +227,13 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
         }
         giant.append(entry)
         big = g["size"] >= 100 and g["size"] > GIANT_SHARE * n
-        share = f", {g['size'] / n:.1%} of the corpus" if big else ""
+        share = f"{g['size'] / n:.1%} of the corpus"
         if g["min_similarity_to_kept"] < threshold - CHAIN_MARGIN:
             chains.append(entry)
             if len(chains) <= CHAIN_SENTENCES:
+                size = f"{g['size']:,} documents" + (f", {share}" if big else "")
                 alarms.append(
-                    f"Cluster {g['cluster']} ({g['size']:,} documents{share}) is a chain: its "
+                    f"Cluster {g['cluster']} ({size}) is a chain: its "
                     f"least similar member (row {g['least_similar_row']}) has Jaccard "
                     f"{g['min_similarity_to_kept']:.2f} with the kept document, far below the "
                     f"threshold {threshold:g}; similar neighbours linked documents that are "
@@ -240,9 +241,8 @@ def _assemble(found, labels, measured, threshold, settings, groups, apart, unkno
                 )
         elif big:
             alarms.append(
-                f"Cluster {g['cluster']} holds {g['size']:,} documents "
-                f"({g['size'] / n:.1%} of the corpus); it looks like copies of one text or "
-                "template."
+                f"Cluster {g['cluster']} holds {g['size']:,} documents ({share}); it looks "
+                "like copies of one text or template."
             )
     if len(chains) > CHAIN_SENTENCES:
         rest = chains[CHAIN_SENTENCES:]

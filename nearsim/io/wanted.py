@@ -185,7 +185,7 @@ def _parquet_rows(path, first_row, wanted, text_field, id_field, every_id, field
             where = f"{label}, row index {row - first_row + at}"
             raise ValueError(f"{where}: the {what} is null; accepted: a string")
         local = _wanted_in(wanted, row, count)
-        pick = arrow_array(np.asarray(local, dtype=np.int64))
+        pick = arrow_array(local)
         texts = pc.cast(text.take(pick), pa.large_string()).to_pylist()
         if ident is None:
             ids = [str(r) for r in (local + row).tolist()]
