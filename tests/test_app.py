@@ -428,3 +428,39 @@ def test_a_link_seen_only_after_the_first_run_still_wins_until_the_user_changes_
     at.query_params["shingle_kind"] = "char"
     at.run()
     assert (at.session_state["shingle_kind"], at.session_state["threshold"]) == ("word", 0.75)
+
+
+def _browser_default(widget):
+    """The value the browser falls back to for a widget it draws without its state."""
+    proto = widget.proto
+    if widget.type == "radio":  # the index of the option
+        return widget.value if widget.index == proto.default else proto.default
+    if widget.type == "slider":
+        return proto.default[0]
+    return proto.default
+
+
+def test_every_setting_s_widget_falls_back_to_the_setting_in_force_not_to_zero():
+    """A widget the browser draws afresh without its state shows (and later sends) the
+    default in its message. Left to Streamlit that default is off, the slider's minimum or
+    0; CI once saw every sidebar setting sent back at those together, which the change
+    callbacks took as the user's. Each widget's default must be the setting in force: from
+    a link, and after the user changes one."""
+    link = {"n_docs": "400", "threshold": "0.7", "lowercase": "false", "hash_seed": "9",
+            "shingle_kind": "word", "shingle_k": "3", "fp_weight": "0.3",
+            "simhash_distance": "5"}  # fmt: skip
+    at = app(link)
+    at.run()
+    at.toggle(key="auto_tune").set_value(False).run()
+    at.slider(key="threshold").set_value(0.65).run()
+    no_errors(at)
+    checked = set()
+    for kind in ("toggle", "radio", "slider", "number_input"):
+        for widget in getattr(at.sidebar, kind):
+            fallback = _browser_default(widget)
+            assert fallback == widget.value, f"{widget.key}: falls back to {fallback}"
+            checked.add(widget.key)
+    assert {"threshold", "lowercase", "hash_seed", "shingle_kind", "shingle_k", "fp_weight",
+            "simhash_distance", "auto_tune", "bands", "rows", "n_docs"} <= checked  # fmt: skip
+    assert at.slider(key="threshold").value == 0.65
+    assert at.number_input(key="hash_seed").value == 9

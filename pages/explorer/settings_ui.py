@@ -163,23 +163,42 @@ def _on_change(name: str) -> None:
         _fix_banding(name)
 
 
-def _widget(name: str, container) -> None:
+JS_SAFE_INT = 2**53 - 1
+"""The largest integer a browser's number input holds exactly (larger seeds stay valid)."""
+
+
+def _widget(name: str, container, value) -> None:
+    """Draw one setting's widget. Its value is in session state under ``name``; ``value``
+    (the setting in force) is also given as the widget's default, so that a widget the
+    browser draws afresh without its state starts from the setting, not from Streamlit's
+    own default (off, the slider's minimum, 0). CI once saw every sidebar setting come back
+    at those defaults together, on a tab's click at 20,000 documents; the change callbacks
+    then took them as the user's (threshold 0.05, 128 bands of 1 row)."""
     spec = FIELD_SPECS[name]
     kw = {"key": name, "help": spec.help, "on_change": _on_change, "args": (name,)}
     if spec.kind == "bool":
-        container.toggle(spec.label, **kw)
+        container.toggle(spec.label, value=bool(value), **kw)
     elif spec.kind == "choice":
-        container.radio(spec.label, spec.choices, format_func=spec.label_of, horizontal=True, **kw)
+        container.radio(
+            spec.label,
+            spec.choices,
+            index=spec.choices.index(value),
+            format_func=spec.label_of,
+            horizontal=True,
+            **kw,
+        )
     elif spec.kind == "float":
         container.slider(
             spec.label,
             min_value=float(spec.low),
             max_value=float(spec.high),
+            value=float(value),
             step=STEPS.get(name, 0.01),
             **kw,
         )
     else:  # no min/max: a value out of range is explained by _on_change, not a red box
-        container.number_input(spec.label, step=STEPS.get(name, 1), **kw)
+        default = int(value) if abs(int(value)) <= JS_SAFE_INT else "min"  # Streamlit's own
+        container.number_input(spec.label, value=default, step=STEPS.get(name, 1), **kw)
 
 
 def sidebar() -> tuple[Settings, dict]:
@@ -221,7 +240,7 @@ def sidebar() -> tuple[Settings, dict]:
                 continue
             if name in ("bands", "rows") and settings.auto_tune:
                 continue
-            _widget(name, side)
+            _widget(name, side, getattr(settings, name))
         if title == "Banding (LSH)" and settings.auto_tune:
             b, r = settings.bands, settings.rows
             side.caption(f"Tuned: **{b} bands × {r} rows** per band (b·r = {b * r}).")
