@@ -25,7 +25,6 @@ import dataclasses
 import json
 import os
 import pickle
-import resource
 import subprocess
 import sys
 import tempfile
@@ -119,19 +118,10 @@ def shingle_all(texts: list[str]) -> list[list[str]]:
 
 
 def _peak_mb() -> float:
-    """This process's peak resident memory in MB.
+    """This process's peak resident memory in MB (its own, not a parent's: VmHWM)."""
+    from nearsim.run.result import peak_memory_bytes
 
-    VmHWM from /proc (reset by exec, unlike ru_maxrss, which a child started by fork and
-    exec inherits from the parent); ru_maxrss where /proc is missing.
-    """
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return peak_memory_bytes() / 2**20
 
 
 def _child(task: dict) -> dict:

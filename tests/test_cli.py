@@ -554,3 +554,26 @@ def test_parquet_tables_read_back_as_the_result_s_tables(corpus, tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "clusters.parquet"),
                                   result.cluster_table())  # fmt: skip
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "pairs.parquet"), result.pair_table())
+
+
+PARENT = 800 * 2**20
+"""What the parent process holds while it starts ``nearsim dedup`` (a notebook, a scheduler)."""
+
+
+def test_summary_peak_memory_is_the_run_s_own_not_its_parent_s(corpus, tmp_path):
+    """``ru_maxrss`` survives exec: a run started by a process holding 800 MB reported at
+    least 800 MB. The peak must be the run's own, well below the parent's (a dedup of 1,500
+    short documents peaks near 0.2 GB: the interpreter, NumPy, numba's kernels, pyarrow)."""
+    path = corpus[0]
+    out = tmp_path / "out"
+    parent = (
+        "import subprocess, sys, numpy as np\n"
+        f"held = np.ones({PARENT // 8})\n"
+        f"sys.exit(subprocess.run([sys.executable, '-m', 'nearsim', 'dedup', {str(path)!r},"
+        f" '--out', {str(out)!r}, '--quiet']).returncode)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    peak = json.loads((out / "summary.json").read_text())["peak_memory_bytes"]
+    assert 20 * 2**20 < peak < PARENT // 2, f"peak {peak / 2**20:.0f} MB"
