@@ -624,6 +624,48 @@ def test_signature_rows_survive_the_binary_column_sliced_and_empty():
         dp.bytes_as_rows(column, 17)
 
 
+def test_a_hot_bucket_s_first_document_travels_once_per_destination():
+    """The bucket limit pairs every member of a hot bucket with its first ones, so millions
+    of candidates can share one first document. Its signature must travel once to each row
+    partition its candidates go to, not once per candidate (a copy per candidate killed the
+    workers of a 10⁶-document run with 250,000 dated banners in one bucket), and each
+    destination must still compare every candidate with the right signature."""
+    from types import SimpleNamespace
+
+    k, n, bounds = 16, 1200, (400, 800)  # three row partitions: [0, 400), [400, 800), [800, n)
+    rng = np.random.default_rng(5)
+    sigs = rng.integers(0, 2, (n, k), dtype=np.uint32)  # two values: many agreements
+    star = [0 * n + b for b in range(1, n)] + [1 * n + b for b in range(2, n, 3)]
+    chance = rng.choice(np.arange(2, 400), 50, replace=False)  # other first documents
+    pairs = star + [int(a) * n + int(b) for a in chance for b in rng.integers(a + 1, n, 4)]
+    codes = np.repeat(np.asarray(pairs, dtype=np.int64), 2)  # a pair shares two bands
+    first = SimpleNamespace(signatures=sigs[:400])
+    out = dp.attach_first(pd.DataFrame(index=codes), first, 0, n, None, None, bounds)
+    a, b = out["code"].to_numpy() // n, out["b"].to_numpy()
+    destination = np.searchsorted(bounds, b, side="right")
+    widths = np.diff(np.frombuffer(pa.array(out["sig_a"].array).buffers()[1], np.int64))
+    carried = widths > 0
+    assert set(np.unique(widths)) == {0, 4 * k}
+    assert len(set(zip(a[carried], destination[carried], strict=True))) == int(carried.sum())
+    assert int(carried.sum()) == len(set(zip(a, destination, strict=True)))  # one each
+    assert int(carried.sum()) < len(out) // 10
+    settings = ns.RunSettings(threshold=0.5, num_perm=k, bands=4, rows=4, auto_tune=False)
+    found = []
+    for d, (lo, hi) in enumerate(zip((0, *bounds), (*bounds, n), strict=True)):
+        mine = out[destination == d].set_index("b")
+        part = SimpleNamespace(signatures=sigs[lo:hi])
+        accepted, count, _ = dp.verify_second(mine, part, lo, n, settings, "estimate", None)
+        assert count <= len(mine)
+        found += list(zip(accepted["a"], accepted["b"], accepted["estimate"], strict=True))
+    expected = []
+    for code in np.unique(codes):
+        x, y = sigs[code // n], sigs[code % n]
+        eq = x == y
+        if eq.reshape(4, 4).all(axis=1).any() and eq.mean() >= 0.5:
+            expected.append((code // n, code % n, eq.mean()))
+    assert sorted(found) == sorted(expected) and len(expected) > 20
+
+
 def test_a_huge_bucket_stops_before_its_pairs_are_made():
     records = pd.DataFrame(
         {"key": np.full(3000, 7, np.uint64), "band": np.zeros(3000, np.uint16),

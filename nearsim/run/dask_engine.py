@@ -507,7 +507,7 @@ class _Run:
         parts = [self.parts[i] for i in self.used]
         texts = [(self.plan[i], self.reading) if exact else None for i in self.used]
         attached = [
-            dask.delayed(dp.attach_first)(d, f, s, n, t, apart)
+            dask.delayed(dp.attach_first)(d, f, s, n, t, apart, tuple(self.starts[1:]))
             for d, f, s, t in zip(by_first.to_delayed(), parts, self.starts, texts, strict=True)
         ]
         meta = dp.attach_meta(exact, apart is not None)

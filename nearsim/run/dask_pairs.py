@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from nearsim.banding import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
 from nearsim.copies import copy_pairs
@@ -128,15 +129,23 @@ def bucket_codes(df: pd.DataFrame, n: int, max_pairs: int, limit: int) -> pd.Dat
 _BINARY = pd.ArrowDtype(pa.large_binary())
 
 
-def rows_as_bytes(rows: np.ndarray) -> pd.Series:
+def rows_as_bytes(rows: np.ndarray, *, at: np.ndarray | None = None, m: int | None = None):
     """Each row of a uint32 array as one binary value, without a copy per row.
 
     A shuffle moves one binary column several times faster than ``num_perm`` integer
-    columns (Arrow converts and splits a frame column by column).
+    columns (Arrow converts and splits a frame column by column). With ``at`` (increasing
+    positions) and ``m``, a column of ``m`` values holding ``rows[i]`` at ``at[i]`` and an
+    empty value everywhere else.
     """
     rows = np.ascontiguousarray(rows, dtype=np.uint32)
-    m, width = rows.shape[0], 4 * rows.shape[1]
-    offsets = np.arange(0, (m + 1) * width, width, dtype=np.int64)
+    width = 4 * rows.shape[1]
+    if at is None:
+        m = rows.shape[0]
+        offsets = np.arange(0, (m + 1) * width, width, dtype=np.int64)
+    else:
+        held = np.zeros(m + 1, dtype=np.int64)
+        held[np.asarray(at, dtype=np.int64) + 1] = width
+        offsets = np.cumsum(held)
     array = pa.LargeBinaryArray.from_buffers(
         pa.large_binary(), m, [None, pa.py_buffer(offsets), pa.py_buffer(rows)]
     )
@@ -180,45 +189,82 @@ def attach_first(
     n: int,
     exact: tuple | None,
     apart: str | None = None,
+    bounds: tuple = (),
 ) -> pd.DataFrame:
-    """The distinct candidates whose first document is in this partition, each with that
+    """The distinct candidates whose first document is in this partition, and that
     document's signature (for ``verify="exact"``, its text, read again; with a keep-apart
-    field, its value).
+    field, its value) once for each row partition its candidates go to.
 
     ``df`` is indexed by pair code and holds the codes with ``code // n`` in this
-    partition, repeats side by side.
+    partition, repeats side by side. ``bounds`` are the first rows of the row partitions
+    (where the candidates are shuffled to, by their second document). Only the first
+    candidate of each (first document, destination) carries the signature; the others carry
+    an empty value. A hot bucket's candidates share their first document (the bucket
+    limit's rule pairs every member with the bucket's first ones): 250,000 dated copies of
+    a banner made millions of candidates with one first document, and a copy of its
+    signature on each (512 bytes) killed the workers of a 10⁶-document run at 3 GiB each.
     """
     codes = unique_int(df.index.to_numpy(dtype=np.int64))
     a = codes // n
+    b = codes % n
     local = a - start
-    out = pd.DataFrame({"b": codes % n, "code": codes})
-    out["sig_a"] = rows_as_bytes(part.signatures[local])
+    bounds = np.asarray(bounds, dtype=np.int64)
+    destination = np.searchsorted(bounds, b, side="right") if bounds.size else np.zeros_like(b)
+    _, owner = np.unique(a * (bounds.size + 1) + destination, return_index=True)
+    out = pd.DataFrame({"b": b, "code": codes})
+    out["sig_a"] = rows_as_bytes(part.signatures[local[owner]], at=owner, m=codes.shape[0])
     if exact is not None:
         pieces, reading = exact
-        wanted, inverse = np.unique(local, return_inverse=True)
-        texts = np.asarray(partition_texts(pieces, reading, wanted), dtype=object)
-        out["text_a"] = pd.Series(texts[inverse], dtype=str)
+        wanted, inverse = np.unique(local[owner], return_inverse=True)
+        texts = np.full(codes.shape[0], "", dtype=object)
+        texts[owner] = np.asarray(partition_texts(pieces, reading, wanted), dtype=object)[inverse]
+        out["text_a"] = pd.Series(texts, dtype=str)
     if apart is not None:
-        out["apart_a"] = pd.Series(part.values(apart, local), dtype=str)
+        values = np.full(codes.shape[0], EMPTY, dtype=object)
+        values[owner] = np.asarray(part.values(apart, local[owner]), dtype=object)
+        out["apart_a"] = pd.Series(values, dtype=str)
     return out
 
 
-def _compare(x: np.ndarray, signatures: np.ndarray, rows: np.ndarray, bands: int, r: int):
-    """For each t, rows x[t] and signatures[rows[t]]: whether they are equal on at least
-    one whole band, value by value, and how many positions agree. A block of rows at a
-    time, so neither side is copied whole (4·k bytes a candidate each).
+def _owners(df: pd.DataFrame, a: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each candidate's first document arrived with its signature
+    (:func:`attach_first` sends it once per first document and destination).
+
+    Returns
+    -------
+    rows : ndarray, shape (u, k), uint32
+        The signatures that arrived, one per first document.
+    at : ndarray, shape (m,), int64
+        For each candidate, the row of ``rows`` holding its first document's signature.
+    own : ndarray, shape (u,), int64
+        The candidates that carried them (their texts and keep-apart values too).
+    """
+    array = pa.array(df["sig_a"].array)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    own = np.flatnonzero(pc.binary_length(array).to_numpy(zero_copy_only=False) > 0)
+    rows = bytes_as_rows(df["sig_a"].iloc[own], k)
+    order = np.argsort(a[own], kind="stable")
+    at = order[np.searchsorted(a[own], a, sorter=order)]
+    return rows, at, own
+
+
+def _compare(x, at, signatures: np.ndarray, rows: np.ndarray, bands: int, r: int):
+    """For each t, rows x[at[t]] and signatures[rows[t]]: whether they are equal on at
+    least one whole band, value by value, and how many positions agree. A block of rows at
+    a time, so neither side is copied whole (4·k bytes a candidate each).
 
     Returns
     -------
     (ndarray of bool, ndarray of int64), shape (m,) each
     """
-    m, used = x.shape[0], bands * r
+    m, used = at.shape[0], bands * r
     same = np.empty(m, dtype=bool)
     agree = np.empty(m, dtype=np.int64)
     step = 1 << 14
     for lo in range(0, m, step):
         hi = min(lo + step, m)
-        eq = x[lo:hi] == signatures[rows[lo:hi]]
+        eq = x[at[lo:hi]] == signatures[rows[lo:hi]]
         agree[lo:hi] = np.count_nonzero(eq, axis=1)
         same[lo:hi] = eq[:, :used].reshape(hi - lo, bands, r).all(axis=2).any(axis=1)
     return same, agree
@@ -261,9 +307,10 @@ def verify_second(
     k = part.signatures.shape[1]
     b = df.index.to_numpy(dtype=np.int64)
     a = df["code"].to_numpy(dtype=np.int64) // n
-    sig_a = bytes_as_rows(df["sig_a"], k)
-    same, agree = _compare(sig_a, part.signatures, b - start, settings.bands, settings.rows)
+    sig_a, at, own = _owners(df, a, k)
+    same, agree = _compare(sig_a, at, part.signatures, b - start, settings.bands, settings.rows)
     del sig_a
+    carried = own[at]  # the candidate that carried each one's first document's values
     if not links:
         same[:] = True
     a, b = a[same], b[same]
@@ -272,20 +319,20 @@ def verify_second(
     out = pd.DataFrame({"a": a, "b": b, "estimate": est})
     if not links:
         if verify == "exact":
-            out["jaccard"] = _exact(df["text_a"].to_numpy(dtype=object), a, b, start, exact,
-                                    settings)  # fmt: skip
+            texts_a = df["text_a"].to_numpy(dtype=object)[carried]
+            out["jaccard"] = _exact(texts_a, a, b, start, exact, settings)
         keep = np.ones(m, dtype=bool)
     elif verify == "estimate":
         keep = est >= settings.threshold
     elif verify == "exact":
-        texts_a = df["text_a"].to_numpy(dtype=object)[same]
+        texts_a = df["text_a"].to_numpy(dtype=object)[carried[same]]
         out["jaccard"] = _exact(texts_a, a, b, start, exact, settings)
         keep = out["jaccard"].to_numpy() >= settings.threshold
     else:
         keep = np.ones(m, dtype=bool)
     kept_apart = 0
     if links and apart is not None:
-        value = df["apart_a"].to_numpy(dtype=object)[same]
+        value = df["apart_a"].to_numpy(dtype=object)[carried[same]]
         together = (value != EMPTY) & (value == part.values(apart, b - start))
         kept_apart = int(np.count_nonzero(keep & together))
         keep &= ~together
