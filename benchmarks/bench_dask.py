@@ -97,6 +97,20 @@ def load() -> float:
     return round(os.getloadavg()[0], 2)
 
 
+def busy_seconds() -> float:
+    """CPU seconds every process of this machine has used since boot (``/proc/stat``)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(v) for v in stat.readline().split()[1:]]
+    user, nice, system, _, _, irq, softirq, steal = ticks[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def own_seconds() -> float:
+    """CPU seconds of this process, its threads included."""
+    t = os.times()
+    return t.user + t.system
+
+
 # -- one engine run, in a child process ---------------------------------------------------
 def child(engine: str, path: str, out: str, workers: int) -> dict:
     from nearsim.run.result import peak_memory_bytes
@@ -106,11 +120,13 @@ def child(engine: str, path: str, out: str, workers: int) -> dict:
     warm = Path(tempfile.mkdtemp()) / "warm.jsonl"
     write_corpus(warm, 2000)
     row: dict = {"load_before": load()}
+    machine_before = own_before = 0.0  # set just before the timed run
     if engine == "local":
         from nearsim.run.local import dedup
         from nearsim.run.outputs import write_outputs
 
         dedup(warm, settings)
+        machine_before, own_before = busy_seconds(), own_seconds()
         started = time.perf_counter()
         result = dedup(path, settings)
         write_outputs(result, out)
@@ -125,6 +141,7 @@ def child(engine: str, path: str, out: str, workers: int) -> dict:
         shutil.rmtree(Path(out) / "warm")
         watcher = Client(cluster.scheduler_address)
         before = sum(t.user + t.system for t in watcher.run(os.times).values())
+        machine_before, own_before = busy_seconds(), own_seconds()
         started = time.perf_counter()
         dedup_dask(path, settings, out=out, **options)
         after = sum(t.user + t.system for t in watcher.run(os.times).values())
@@ -133,6 +150,10 @@ def child(engine: str, path: str, out: str, workers: int) -> dict:
         watcher.close()
         cluster.close()
     row["total"] = time.perf_counter() - started
+    ours = own_seconds() - own_before + row.get("workers_cpu", 0.0)
+    # cores that other processes kept busy during the run (not the run's own, which the
+    # 1-minute load average counts too: a quiet machine read as loaded)
+    row["others"] = max(0.0, busy_seconds() - machine_before - ours) / row["total"]
     row["load_after"] = load()
     summary = json.loads((Path(out) / "summary.json").read_text())
     row |= {k: summary[k] for k in ("documents", "candidates", "pairs", "exact_duplicates")}
@@ -279,7 +300,8 @@ def run_child(engine: str, path: Path, out: Path, workers: int = 2) -> dict:
         raise RuntimeError(done.stderr[-3000:])
     row = json.loads(done.stdout.strip().splitlines()[-1])
     print(engine, row["documents"], f"{row['total']:.1f} s", f"{row['peak'] / 1e6:.0f} MB",
-          f"load {row['load_before']}/{row['load_after']}", flush=True)  # fmt: skip
+          f"load {row['load_before']}/{row['load_after']}", f"others {row['others']:.2f}",
+          flush=True)  # fmt: skip
     return row
 
 
@@ -335,11 +357,16 @@ def fit(runs: list[dict]) -> dict:
 
 
 def slowdown(run: dict) -> float:
-    """How much slower than on a quiet machine a run's wall time was: its processes shared
-    the cores with the rest of the load (the mean of the 1-minute load average before and
-    after), ``max(1, load / cores)``."""
+    """How much slower than on a quiet machine a run's wall time was: other processes kept
+    ``others`` of the machine's cores busy during it (``/proc/stat`` less the run's own CPU
+    seconds), ``cores / (cores − others)``. Runs recorded before that was measured: the
+    1-minute load average before and after, ``max(1, load / cores)`` (it counts the run's
+    own processes too, so it overstates the slowdown on a quiet machine)."""
+    cores = os.cpu_count() or 1
+    if "others" in run:
+        return cores / max(cores - float(run["others"]), 0.25)
     mean = (float(run["load_before"]) + float(run["load_after"])) / 2
-    return max(1.0, mean / (os.cpu_count() or 1))
+    return max(1.0, mean / cores)
 
 
 def wall_time(m: dict, cpu: float, workers: int, shuffled: float = 0.0) -> float:
@@ -381,6 +408,7 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
             "worst ratio: candidates, CPU": f"{_worst(p, r, 'candidates', 'cpu'):.2f}",
             "wall": f"{_worst(p, r, 'wall'):.2f}",
             "load": f"{r['load_before']} / {r['load_after']}",
+            "others": f"{r['others']:.2f}" if "others" in r else "",
         })  # fmt: skip
     lines = [
         "Fitted (least squares on the Dask runs above, relative errors, coefficients ≥ 0): "
@@ -389,10 +417,10 @@ def model_section(runs: list[dict], m: dict) -> list[str]:
         f"bytes shuffled = n·{24 + 18 * BANDS} + candidates·{16 + 16 + 4 * K + 40}; wall s on "
         f"N workers of a quiet machine = {m['e']:.1f} + worker CPU / N (the {m['e']:.1f} s: "
         "the stages' barriers and shuffles, fitted to the runs), and on this shared "
-        "machine that times max(1, load / cores), the share of the cores the run's processes "
-        "got (load: the mean of the 1-minute load average before and after the run). Worst "
-        "ratio: model / measured or its inverse; the wall model is given the run's load, "
-        "nothing else of the run.",
+        "machine that times cores / (cores − others), where others is how many cores other "
+        "processes kept busy during the run (from /proc/stat, less the run's own CPU "
+        "seconds; the column \"others\"). Worst ratio: model / measured or its inverse; the "
+        "wall model is given the others' share, nothing else of the run.",
         "",
         markdown_table(rows, list(rows[0])),
         "",
