@@ -308,6 +308,15 @@ class KillAfter(SchedulerPlugin):
             self.killed.append(worker)
 
 
+def test_a_local_cluster_waits_for_a_slow_worker_to_come_back(cluster):
+    """A LocalCluster closes a dead worker's nanny if no replacement registers within the
+    lost-worker timeout (15 s by default); a fresh worker importing numba and nearsim took
+    longer on CI's two busy cores, and the fault tests after it ran with one worker."""
+    import dask
+
+    assert dask.config.get("distributed.deploy.lost-worker-timeout") == "300s"
+
+
 @pytest.mark.parametrize(
     ("prefix", "count"),
     [

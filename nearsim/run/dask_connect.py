@@ -21,6 +21,11 @@ def _nearsim_here() -> str:
     return os.path.dirname(nearsim.__file__)
 
 
+DASK_LOST_WORKER_DEFAULT = "15s"
+LOST_WORKER_TIMEOUT = "300s"
+"""How long a LocalCluster waits for a dead worker's replacement before closing its nanny."""
+
+
 def local_cluster(workers: int = 2, memory_limit: str | int = "auto"):
     """The ``distributed.LocalCluster`` the engine starts without a scheduler.
 
@@ -39,10 +44,23 @@ def local_cluster(workers: int = 2, memory_limit: str | int = "auto"):
     -------
     distributed.LocalCluster
         Its dashboard on a free port; only errors logged.
+
+    Notes
+    -----
+    A worker that dies (killed for its memory, say) is started again by its nanny, but a
+    LocalCluster closes that nanny for good if no worker of the same name has come back
+    within ``distributed.deploy.lost-worker-timeout`` (15 s by default). A fresh worker
+    imports NumPy, numba's kernels and nearsim, which took over 15 s on two busy cores: the
+    run went on with one worker fewer. Unless set otherwise, that timeout is raised to
+    LOST_WORKER_TIMEOUT for this process.
     """
+    import dask
     from distributed import LocalCluster
 
     workers = check_int(workers, "workers", low=1)
+    key = "distributed.deploy.lost-worker-timeout"
+    if dask.config.get(key) == DASK_LOST_WORKER_DEFAULT:
+        dask.config.set({key: LOST_WORKER_TIMEOUT})
     threads = max(1, (os.cpu_count() or 1) // workers)
     return LocalCluster(
         n_workers=workers,
