@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from nearsim.banding import TooManyPairsError, band_keys, bucket_pair_count, emit_buckets
 from nearsim.copies import copy_pairs
@@ -152,24 +151,33 @@ def rows_as_bytes(rows: np.ndarray, *, at: np.ndarray | None = None, m: int | No
     return pd.Series(pd.arrays.ArrowExtensionArray(array))
 
 
-def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
-    """The inverse of :func:`rows_as_bytes`: shape (m, k), uint32."""
+def _binary_parts(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The byte width of each value of a binary column, and their bytes back to back."""
     array = pa.array(values.array)
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     m = len(array)
     if m == 0:
-        return np.zeros((0, k), dtype=np.uint32)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[array.offset : array.offset + m + 1]
-    widths = np.diff(offsets)
-    if not (widths == 4 * k).all():
-        wrong = int(widths[widths != 4 * k][0])
-        raise ValueError(
-            f"a signature row of {wrong} bytes is not accepted; accepted: rows of {4 * k} "
-            f"bytes (num_perm = {k})"
-        )
     data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return data.view(np.uint32).reshape(m, k)
+    return np.diff(offsets), data
+
+
+def _check_widths(widths: np.ndarray, k: int, empty: bool) -> None:
+    wrong = (widths != 4 * k) & ~((widths == 0) & empty)
+    if wrong.any():
+        raise ValueError(
+            f"a signature row of {int(widths[wrong][0])} bytes is not accepted; accepted: rows "
+            f"of {4 * k} bytes (num_perm = {k})"
+        )
+
+
+def bytes_as_rows(values: pd.Series, k: int) -> np.ndarray:
+    """The inverse of :func:`rows_as_bytes`: shape (m, k), uint32."""
+    widths, data = _binary_parts(values)
+    _check_widths(widths, k, empty=False)
+    return data.view(np.uint32).reshape(widths.shape[0], k)
 
 
 def attach_meta(exact: bool, apart: bool = False) -> pd.DataFrame:
@@ -209,7 +217,7 @@ def attach_first(
     b = codes % n
     local = a - start
     bounds = np.asarray(bounds, dtype=np.int64)
-    destination = np.searchsorted(bounds, b, side="right") if bounds.size else np.zeros_like(b)
+    destination = np.searchsorted(bounds, b, side="right")
     _, owner = np.unique(a * (bounds.size + 1) + destination, return_index=True)
     out = pd.DataFrame({"b": b, "code": codes})
     out["sig_a"] = rows_as_bytes(part.signatures[local[owner]], at=owner, m=codes.shape[0])
@@ -239,11 +247,10 @@ def _owners(df: pd.DataFrame, a: np.ndarray, k: int) -> tuple[np.ndarray, np.nda
     own : ndarray, shape (u,), int64
         The candidates that carried them (their texts and keep-apart values too).
     """
-    array = pa.array(df["sig_a"].array)
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    own = np.flatnonzero(pc.binary_length(array).to_numpy(zero_copy_only=False) > 0)
-    rows = bytes_as_rows(df["sig_a"].iloc[own], k)
+    widths, data = _binary_parts(df["sig_a"])
+    _check_widths(widths, k, empty=True)
+    own = np.flatnonzero(widths)  # the empty values hold no bytes: the rest are back to back
+    rows = data.view(np.uint32).reshape(own.shape[0], k)
     order = np.argsort(a[own], kind="stable")
     at = order[np.searchsorted(a[own], a, sorter=order)]
     return rows, at, own
